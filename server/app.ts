@@ -1,0 +1,85 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AnyOperation } from '../src/contract/operation.js';
+import { operations } from '../src/contract/operations/index.js';
+import { VERSION } from '../src/version.js';
+import { systemClock, type Clock } from './clock.js';
+import { ServerSettings } from './config.js';
+import { handlers } from './handlers/index.js';
+import { createPipeline } from './http/pipeline.js';
+import { createRouter } from './http/router.js';
+import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
+import { createServices, type Services } from './services/index.js';
+import { createSqliteStore } from './store/sqlite/index.js';
+import type { Store } from './store/types.js';
+
+export interface StartOptions extends ServerSettings {
+  clock?: Clock;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  host: string;
+  store: Store;
+  services: Services;
+  /** Set when this start created the owner account on an empty database. */
+  bootstrap: BootstrapResult | null;
+  /** Stops accepting, lets requests in flight finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
+  const settings = ServerSettings.parse(rest);
+  const store = createSqliteStore(settings.dbPath);
+  const services = createServices({ store, clock, version: VERSION });
+  const bootstrap = await bootstrapOwner({ store, clock, apps: services.apps, apiKeys: services.apiKeys }, settings.startingGrantCredits);
+
+  const handle = createPipeline({
+    router: createRouter(operations as readonly AnyOperation[]),
+    handlers,
+    services,
+    maxBodyBytes: settings.maxBodyBytes,
+    validateResponses: settings.validateResponses,
+    log,
+  });
+  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void handle(req, res));
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    host: address.address,
+    store,
+    services,
+    bootstrap,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const grace = setTimeout(() => server.closeAllConnections(), settings.shutdownGraceMs);
+        grace.unref();
+        await stopped;
+        clearTimeout(grace);
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

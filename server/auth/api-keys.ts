@@ -1,0 +1,43 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const KEY_PATTERN = /^svc_(live|test)_[A-Za-z0-9]{40}$/;
+
+/** Random base62 text; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export interface GeneratedKey {
+  keyId: string;
+  secret: string;
+  prefix: string;
+  secretHash: string;
+}
+
+/** A new key: the secret is returned to the caller once and only its hash is kept. */
+export function generateApiKey(isTest: boolean): GeneratedKey {
+  const secret = `svc_${isTest ? 'test' : 'live'}_${randomBase62(40)}`;
+  return {
+    keyId: `key_${randomBase62(20)}`,
+    secret,
+    prefix: `${secret.slice(0, 13)}…`,
+    secretHash: hashSecret(secret),
+  };
+}

@@ -1,0 +1,6 @@
+import type { AppRecord } from '../store/types.js';
+
+/** Who is calling. Developer operations need an API key; end-user operations accept both. */
+export type Principal =
+  | { kind: 'api_key'; developerId: string; app: AppRecord; keyId: string; isTest: boolean }
+  | { kind: 'user'; developerId: string; app: AppRecord; address: string };

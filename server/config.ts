@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/** Server settings; every field has a default so `svc serve` runs with none. */
+export const ServerSettings = z.strictObject({
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65_535).default(8787),
+  /** SQLite file, or `:memory:`. */
+  dbPath: z.string().min(1),
+  maxBodyBytes: z.number().int().positive().default(1024 * 1024),
+  /** Credits granted to the owner's default app on an empty database. */
+  startingGrantCredits: z.number().min(0).default(100),
+  validateResponses: z.boolean().default(false),
+  /** How long shutdown waits for requests in flight before closing their connections. */
+  shutdownGraceMs: z.number().int().min(0).default(10_000),
+});
+export type ServerSettings = z.input<typeof ServerSettings>;

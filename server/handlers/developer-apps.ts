@@ -1,0 +1,21 @@
+import { presentApp, presentPage } from './presenters.js';
+import type { HandlerTable } from './types.js';
+
+export const developerAppsHandlers: HandlerTable = {
+  'developer.apps.create': async ({ principal, body, services }) =>
+    presentApp(await services.apps.create(principal.developerId, body)),
+
+  'developer.apps.list': async ({ principal, query, services }) =>
+    presentPage(await services.apps.list(principal.developerId, query), query, presentApp),
+
+  'developer.apps.get': async ({ principal, params, services }) =>
+    presentApp(await services.apps.get(principal.developerId, params.app_uuid)),
+
+  'developer.apps.update': async ({ principal, params, body, services }) =>
+    presentApp(await services.apps.update(principal.developerId, params.app_uuid, body)),
+
+  'developer.apps.delete': async ({ principal, params, services }) => {
+    await services.apps.delete(principal.developerId, params.app_uuid);
+    return { id: params.app_uuid, object: 'app', deleted: true };
+  },
+};

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AnyOperation } from '../../src/contract/operation.js';
+import { NoFields } from '../../src/contract/schemas/common.js';
+import { ApiError, invalidRequest, notFound, notImplemented } from '../errors.js';
+import type { Handler, HandlerTable } from '../handlers/types.js';
+import type { Services } from '../services/index.js';
+import { parseJsonBody, readBody } from './body.js';
+import { sendError, sendJson } from './respond.js';
+import type { createRouter } from './router.js';
+import { parseOrThrow } from './validate.js';
+
+export interface PipelineOptions {
+  router: ReturnType<typeof createRouter>;
+  handlers: HandlerTable;
+  services: Services;
+  maxBodyBytes: number;
+  /** Check every answer against the contract's response schema (on in tests: a mismatch is a bug). */
+  validateResponses: boolean;
+  log: (line: string) => void;
+}
+
+/** Query strings as an object; a repeated key is refused rather than silently picking one. */
+function queryObject(url: URL): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    if (key in query) throw invalidRequest(`The query parameter '${key}' is given more than once.`, key);
+    query[key] = value;
+  }
+  return query;
+}
+
+function describeUnexpected(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** The request pipeline: route → authenticate → parse → handle → respond. */
+export function createPipeline(options: PipelineOptions) {
+  const { router, handlers, services } = options;
+
+  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal) {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    const method = req.method ?? 'GET';
+    const match = router.match(method === 'HEAD' ? 'GET' : method, url.pathname);
+    if (match.kind === 'not_found') {
+      throw notFound(`No route for ${method} ${url.pathname}. The API lives under /api/v1 (see /api/v1/docs/swagger.json).`, 'route_not_found');
+    }
+    if (match.kind === 'wrong_method') {
+      const allow = match.allow.join(', ');
+      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}; use ${allow}.`, 'method_not_allowed', null, { allow });
+    }
+    const operation: AnyOperation = match.operation;
+    const principal = await services.auth.authenticate(req.headers, operation.auth);
+    const params = operation.params ? parseOrThrow(operation.params, match.params, 'path') : {};
+    const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');
+    const rawBody = await readBody(req, options.maxBodyBytes);
+    let body: unknown = {};
+    if (operation.body && !operation.rawBody) {
+      body = parseOrThrow(operation.body, parseJsonBody(rawBody, req.headers['content-type']), 'body');
+    } else if (!operation.rawBody && rawBody.length > 0) {
+      const parsed = parseJsonBody(rawBody, req.headers['content-type']);
+      if (typeof parsed !== 'object' || parsed === null || Object.keys(parsed).length > 0) {
+        throw invalidRequest(`${operation.method} ${operation.path} takes no request body.`, null, 'unexpected_body');
+      }
+    }
+    const handler = handlers[operation.id as keyof HandlerTable] as Handler<AnyOperation> | undefined;
+    if (!handler) throw notImplemented(operation.id);
+    const host = req.headers.host ?? 'localhost';
+    const result = await handler({
+      params,
+      query,
+      body,
+      principal,
+      services,
+      request: { id: requestId, headers: req.headers, rawBody, signal, origin: `http://${host}` },
+    } as Parameters<Handler<AnyOperation>>[0]);
+    if (res.writableEnded) return; // the handler answered itself (streams)
+    if (options.validateResponses) {
+      const check = operation.response.safeParse(result);
+      if (!check.success) {
+        throw new Error(`response of ${operation.id} breaks its contract: ${JSON.stringify(check.error.issues.slice(0, 3))}`);
+      }
+    }
+    sendJson(res, operation.successStatus ?? 200, result);
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = `req_${randomBytes(12).toString('hex')}`;
+    res.setHeader('x-request-id', requestId);
+    const aborter = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) aborter.abort();
+    });
+    try {
+      await run(req, res, requestId, aborter.signal);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        if (error.status === 413) res.setHeader('connection', 'close');
+        sendError(res, error);
+        return;
+      }
+      options.log(`[${requestId}] unexpected error: ${describeUnexpected(error)}`);
+      sendError(res, new ApiError(500, 'server_error', `Internal error (request ${requestId}). This is a bug; please report it.`, 'internal_error'));
+    }
+  };
+}

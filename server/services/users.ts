@@ -1,0 +1,46 @@
+import type { Clock } from '../clock.js';
+import { insufficientCredits, notFound } from '../errors.js';
+import { creditsToMicro, microToCredits } from '../store/money.js';
+import { InsufficientFundsError, type AppUserRecord, type Page, type Store } from '../store/types.js';
+
+export function createUsersService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const now = () => clock.now().toISOString();
+
+  /** Ledger refusals become a 402 that says what the app has. */
+  async function funded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof InsufficientFundsError) {
+        throw insufficientCredits(
+          `The app balance (${microToCredits(error.availableMicro)} credits) cannot cover ${microToCredits(error.neededMicro)} credits. Fund the app first (svc api developer apps fund).`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  return {
+    list(appUuid: string, page: Page) {
+      return store.users.list(appUuid, page);
+    },
+
+    async get(appUuid: string, address: string): Promise<AppUserRecord> {
+      const user = await store.users.get(appUuid, address);
+      if (!user) throw notFound(`No user ${address} in app ${appUuid}.`, 'user_not_found');
+      return user;
+    },
+
+    /** Moves credits from the app's balance to the user; an unknown address becomes a user. */
+    topUp(appUuid: string, address: string, credits: number) {
+      return funded(() => store.users.topUp(appUuid, address, creditsToMicro(credits), now()));
+    },
+
+    setCreditLimit(appUuid: string, address: string, credits: number | null) {
+      return funded(() =>
+        store.users.setCreditLimit(appUuid, address, credits === null ? null : creditsToMicro(credits), now()),
+      );
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Db } from './database.js';
+import type { Ledger } from './ledger.js';
+import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from './rows.js';
+import type { Store } from '../types.js';
+
+export function createAppsRepository(db: Db, ledger: Ledger): Store['apps'] {
+  const insert = db.prepare(
+    `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins, created_at, updated_at)
+     VALUES (@appUuid, @developerId, @accountId, @name, @appType, @defaultUserCreditsMicro, @allowedOrigins, @at, @at)`,
+  );
+  const selectOne = db.prepare<[string, string], AppRow>(
+    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.app_uuid = ? AND a.developer_id = ? AND a.deleted_at IS NULL`,
+  );
+  const selectById = db.prepare<[string], AppRow>(
+    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.app_uuid = ? AND a.deleted_at IS NULL`,
+  );
+  const selectPage = db.prepare<[string, number, number], AppRow>(
+    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.developer_id = ? AND a.deleted_at IS NULL
+     ORDER BY a.created_at DESC, a.app_uuid LIMIT ? OFFSET ?`,
+  );
+  const count = db.prepare<[string], { n: number }>(
+    'SELECT COUNT(*) AS n FROM apps WHERE developer_id = ? AND deleted_at IS NULL',
+  );
+  const softDelete = db.prepare(
+    'UPDATE apps SET deleted_at = ?, idp_app_id = NULL WHERE app_uuid = ? AND developer_id = ? AND deleted_at IS NULL',
+  );
+  const updateIdp = db.prepare(
+    'UPDATE apps SET idp_app_id = ?, idp_verification_key = ?, idp_updated_at = ?, updated_at = ? WHERE app_uuid = ?',
+  );
+
+  const selectIdpHolder = db.prepare<[string], { app_uuid: string }>('SELECT app_uuid FROM apps WHERE idp_app_id = ?');
+
+  const byId = (appUuid: string) => {
+    const row = selectById.get(appUuid);
+    if (!row) throw new Error(`no app ${appUuid}`);
+    return toApp(row);
+  };
+
+  return {
+    async create(app, grant) {
+      return db.transaction(() => {
+        const accountId = ledger.openAccount();
+        insert.run({ ...app, accountId, allowedOrigins: JSON.stringify(app.allowedOrigins) });
+        if (grant) ledger.post(accountId, grant);
+        return byId(app.appUuid);
+      })();
+    },
+
+    async list(developerId, page) {
+      const rows = selectPage.all(developerId, page.limit, page.offset);
+      return { items: rows.map(toApp), total: count.get(developerId)?.n ?? 0 };
+    },
+
+    async get(developerId, appUuid) {
+      const row = selectOne.get(appUuid, developerId);
+      return row ? toApp(row) : null;
+    },
+
+    async update(developerId, appUuid, patch, at) {
+      return db.transaction(() => {
+        if (!selectOne.get(appUuid, developerId)) return null;
+        const sets: string[] = ['updated_at = @at'];
+        if (patch.name !== undefined) sets.push('name = @name');
+        if (patch.defaultUserCreditsMicro !== undefined) sets.push('default_user_credits_micro = @defaultUserCreditsMicro');
+        if (patch.allowedOrigins !== undefined) sets.push('allowed_origins = @allowedOrigins');
+        db.prepare(`UPDATE apps SET ${sets.join(', ')} WHERE app_uuid = @appUuid`).run({
+          appUuid,
+          at,
+          name: patch.name,
+          defaultUserCreditsMicro: patch.defaultUserCreditsMicro,
+          allowedOrigins: patch.allowedOrigins && JSON.stringify(patch.allowedOrigins),
+        });
+        return byId(appUuid);
+      })();
+    },
+
+    async delete(developerId, appUuid, at) {
+      return softDelete.run(at, appUuid, developerId).changes === 1;
+    },
+
+    async setIdp(appUuid, idp, at) {
+      return db.transaction(() => {
+        if (idp) {
+          const holder = selectIdpHolder.get(idp.idpAppId);
+          if (holder && holder.app_uuid !== appUuid) return 'taken' as const;
+        }
+        updateIdp.run(idp?.idpAppId ?? null, idp?.verificationKey ?? null, idp ? at : null, at, appUuid);
+        return byId(appUuid);
+      })();
+    },
+  };
+}

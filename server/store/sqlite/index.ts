@@ -1,0 +1,32 @@
+import { openDatabase } from './database.js';
+import { createLedger } from './ledger.js';
+import { createAppsRepository } from './apps.js';
+import { createApiKeysRepository } from './api-keys.js';
+import { createUsersRepository } from './users.js';
+import type { Store } from '../types.js';
+
+/** The embedded default store: one SQLite file (or `:memory:`). */
+export function createSqliteStore(file: string): Store {
+  const db = openDatabase(file);
+  const ledger = createLedger(db);
+  const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
+  const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
+
+  return {
+    developers: {
+      async create(developer) {
+        insertDeveloper.run(developer);
+        return developer;
+      },
+      async count() {
+        return countDevelopers.get()?.n ?? 0;
+      },
+    },
+    apps: createAppsRepository(db, ledger),
+    apiKeys: createApiKeysRepository(db),
+    users: createUsersRepository(db, ledger),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

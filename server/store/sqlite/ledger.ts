@@ -1,0 +1,58 @@
+import type { Db } from './database.js';
+import { InsufficientFundsError, type Grant } from '../types.js';
+
+/**
+ * Balance moves, always with their ledger entry. These functions run inside the caller's
+ * transaction; the `CHECK (balance_micro >= 0)` on accounts makes an overdraft impossible even if
+ * a caller forgot to check first.
+ */
+export function createLedger(db: Db) {
+  const insertAccount = db.prepare('INSERT INTO accounts DEFAULT VALUES');
+  const selectBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
+  const entryExists = db.prepare<[string, number], { id: number }>(
+    'SELECT id FROM ledger_entries WHERE idempotency_key = ? AND account_id = ?',
+  );
+  const moveBalance = db.prepare<[number, number], { balance_micro: number }>(
+    'UPDATE accounts SET balance_micro = balance_micro + ? WHERE id = ? RETURNING balance_micro',
+  );
+  const insertEntry = db.prepare(
+    `INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+
+  function balanceOf(accountId: number): number {
+    return selectBalance.get(accountId)?.balance_micro ?? 0;
+  }
+
+  return {
+    openAccount(): number {
+      return Number(insertAccount.run().lastInsertRowid);
+    },
+
+    balanceOf,
+
+    /**
+     * Moves `grant.amountMicro` (negative to take) into the account. Returns false, changing
+     * nothing, when this idempotency key has already moved this account.
+     */
+    post(accountId: number, grant: Grant): boolean {
+      if (entryExists.get(grant.idempotencyKey, accountId)) return false;
+      const available = balanceOf(accountId);
+      if (available + grant.amountMicro < 0) throw new InsufficientFundsError(available, -grant.amountMicro);
+      const after = moveBalance.get(grant.amountMicro, accountId);
+      if (!after) throw new Error(`no account ${accountId}`);
+      insertEntry.run(
+        accountId,
+        grant.amountMicro,
+        after.balance_micro,
+        grant.kind,
+        grant.idempotencyKey,
+        grant.reference ?? null,
+        grant.at,
+      );
+      return true;
+    },
+  };
+}
+
+export type Ledger = ReturnType<typeof createLedger>;

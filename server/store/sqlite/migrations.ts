@@ -1,0 +1,87 @@
+/**
+ * Numbered schema migrations, applied in order at start; `PRAGMA user_version` records the last
+ * one applied. A migration is never edited once released: add a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'developers, apps, keys, users, accounts and the ledger',
+    sql: `
+      CREATE TABLE developers (
+        id          TEXT PRIMARY KEY,
+        name        TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+      );
+
+      -- Every balance lives in an account; the ledger is the account's history.
+      CREATE TABLE accounts (
+        id            INTEGER PRIMARY KEY,
+        balance_micro INTEGER NOT NULL DEFAULT 0 CHECK (balance_micro >= 0),
+        held_micro    INTEGER NOT NULL DEFAULT 0 CHECK (held_micro >= 0)
+      );
+
+      CREATE TABLE ledger_entries (
+        id                  INTEGER PRIMARY KEY,
+        account_id          INTEGER NOT NULL REFERENCES accounts(id),
+        amount_micro        INTEGER NOT NULL CHECK (amount_micro <> 0),
+        balance_after_micro INTEGER NOT NULL CHECK (balance_after_micro >= 0),
+        kind                TEXT NOT NULL,
+        idempotency_key     TEXT NOT NULL,
+        reference           TEXT,
+        created_at          TEXT NOT NULL,
+        UNIQUE (idempotency_key, account_id)
+      );
+      CREATE INDEX ledger_entries_account ON ledger_entries (account_id, id);
+      CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+
+      CREATE TABLE apps (
+        app_uuid                   TEXT PRIMARY KEY,
+        developer_id               TEXT NOT NULL REFERENCES developers(id),
+        account_id                 INTEGER NOT NULL UNIQUE REFERENCES accounts(id),
+        name                       TEXT NOT NULL,
+        app_type                   TEXT NOT NULL CHECK (app_type IN ('standard', 'pooled_api')),
+        default_user_credits_micro INTEGER NOT NULL CHECK (default_user_credits_micro >= 0),
+        allowed_origins            TEXT NOT NULL DEFAULT '[]',
+        idp_app_id                 TEXT UNIQUE,
+        idp_verification_key       TEXT,
+        idp_updated_at             TEXT,
+        created_at                 TEXT NOT NULL,
+        updated_at                 TEXT NOT NULL,
+        deleted_at                 TEXT
+      );
+      CREATE INDEX apps_developer ON apps (developer_id, created_at);
+
+      CREATE TABLE api_keys (
+        key_id       TEXT PRIMARY KEY,
+        app_uuid     TEXT NOT NULL REFERENCES apps(app_uuid),
+        name         TEXT NOT NULL,
+        is_test      INTEGER NOT NULL CHECK (is_test IN (0, 1)),
+        prefix       TEXT NOT NULL,
+        secret_hash  TEXT NOT NULL UNIQUE,
+        created_at   TEXT NOT NULL,
+        last_used_at TEXT,
+        deleted_at   TEXT
+      );
+      CREATE INDEX api_keys_app ON api_keys (app_uuid, created_at);
+
+      CREATE TABLE app_users (
+        app_uuid           TEXT NOT NULL REFERENCES apps(app_uuid),
+        address            TEXT NOT NULL,
+        account_id         INTEGER NOT NULL UNIQUE REFERENCES accounts(id),
+        credit_limit_micro INTEGER CHECK (credit_limit_micro IS NULL OR credit_limit_micro >= 0),
+        spent_micro        INTEGER NOT NULL DEFAULT 0 CHECK (spent_micro >= 0),
+        created_at         TEXT NOT NULL,
+        PRIMARY KEY (app_uuid, address)
+      );
+    `,
+  },
+];

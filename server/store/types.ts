@@ -1,0 +1,155 @@
+/**
+ * The store: every read and every atomic change the services need, as async domain operations.
+ * The SQLite implementation lives in `sqlite/`; a PostgreSQL one can implement the same
+ * interface for multi-instance deployments. No SQL exists outside `server/store/`.
+ */
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+}
+
+export type AppType = 'standard' | 'pooled_api';
+
+export interface DeveloperRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface AppRecord {
+  appUuid: string;
+  developerId: string;
+  name: string;
+  appType: AppType;
+  defaultUserCreditsMicro: number;
+  allowedOrigins: string[];
+  idpAppId: string | null;
+  idpVerificationKey: string | null;
+  idpUpdatedAt: string | null;
+  balanceMicro: number;
+  heldMicro: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  appUuid: string;
+  name: string;
+  isTest: boolean;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface AppUserRecord {
+  appUuid: string;
+  address: string;
+  balanceMicro: number;
+  heldMicro: number;
+  creditLimitMicro: number | null;
+  spentMicro: number;
+  createdAt: string;
+}
+
+/** What an API key resolves to: the key, its app and the developer who owns the app. */
+export interface KeyOwner {
+  key: ApiKeyRecord;
+  app: AppRecord;
+}
+
+export interface NewApp {
+  appUuid: string;
+  developerId: string;
+  name: string;
+  appType: AppType;
+  defaultUserCreditsMicro: number;
+  allowedOrigins: string[];
+  at: string;
+}
+
+export interface AppPatch {
+  name?: string;
+  defaultUserCreditsMicro?: number;
+  allowedOrigins?: string[];
+}
+
+export interface NewApiKey {
+  keyId: string;
+  appUuid: string;
+  name: string;
+  isTest: boolean;
+  prefix: string;
+  secretHash: string;
+  at: string;
+}
+
+/** A movement of credits, written to the ledger in the same transaction as the balance. */
+export interface Grant {
+  amountMicro: number;
+  kind: string;
+  /** Unique per granting event: the same key never grants twice. */
+  idempotencyKey: string;
+  reference?: string;
+  at: string;
+}
+
+export class InsufficientFundsError extends Error {
+  constructor(
+    readonly availableMicro: number,
+    readonly neededMicro: number,
+  ) {
+    super('insufficient funds');
+  }
+}
+
+export interface Store {
+  readonly developers: {
+    create(developer: DeveloperRecord): Promise<DeveloperRecord>;
+    count(): Promise<number>;
+  };
+  readonly apps: {
+    /** Creates the app; with `grant`, credits its balance in the same transaction. */
+    create(app: NewApp, grant?: Grant): Promise<AppRecord>;
+    list(developerId: string, page: Page): Promise<PageOf<AppRecord>>;
+    /** An app of this developer, or null (also for deleted apps and other developers' apps). */
+    get(developerId: string, appUuid: string): Promise<AppRecord | null>;
+    update(developerId: string, appUuid: string, patch: AppPatch, at: string): Promise<AppRecord | null>;
+    delete(developerId: string, appUuid: string, at: string): Promise<boolean>;
+    /** Sets or clears the identity-provider configuration; 'taken' when another app holds the id. */
+    setIdp(
+      appUuid: string,
+      idp: { idpAppId: string; verificationKey: string } | null,
+      at: string,
+    ): Promise<AppRecord | 'taken'>;
+  };
+  readonly apiKeys: {
+    create(key: NewApiKey): Promise<ApiKeyRecord>;
+    list(appUuid: string, page: Page): Promise<PageOf<ApiKeyRecord>>;
+    delete(appUuid: string, keyId: string, at: string): Promise<boolean>;
+    /** The live key with this secret hash, with its (not deleted) app; null otherwise. */
+    findBySecretHash(secretHash: string): Promise<KeyOwner | null>;
+    /** Records use; writes only when the last recorded use is older than `staleBefore`. */
+    touch(keyId: string, at: string, staleBefore: string): Promise<void>;
+  };
+  readonly users: {
+    list(appUuid: string, page: Page): Promise<PageOf<AppUserRecord>>;
+    get(appUuid: string, address: string): Promise<AppUserRecord | null>;
+    /**
+     * Returns the user, creating it when unknown. A new user of a standard app receives the
+     * app's default credits, moved from the app's balance; of a pooled app, that amount as its
+     * credit limit. Throws InsufficientFundsError when the app cannot cover the grant.
+     */
+    ensure(appUuid: string, address: string, at: string): Promise<AppUserRecord>;
+    /** Moves credits from the app's balance to the user's (creating the user when unknown). */
+    topUp(appUuid: string, address: string, amountMicro: number, at: string): Promise<AppUserRecord>;
+    setCreditLimit(appUuid: string, address: string, limitMicro: number | null, at: string): Promise<AppUserRecord>;
+  };
+  close(): Promise<void>;
+}

@@ -1,0 +1,92 @@
+import { fieldsOf, toJsonSchema, type JsonSchema } from './json-schema.js';
+import type { AnyOperation } from './operation.js';
+import { operations } from './operations/index.js';
+import { ApiErrorBody } from './schemas/common.js';
+
+const API_PREFIX = '/api/v1';
+
+const securityOf = (op: AnyOperation): Record<string, string[]>[] =>
+  op.auth.includes('none')
+    ? []
+    : op.auth.flatMap((scheme): Record<string, string[]>[] =>
+        scheme === 'api_key' ? [{ ApiKey: [] }, { ApiKeyBearer: [] }] : [{ IdentityToken: [] }],
+      );
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+function operationObject(op: AnyOperation) {
+  const parameters = [
+    ...fieldsOf(op.params).map((field) => ({
+      name: field.name,
+      in: 'path',
+      required: true,
+      schema: field.schema,
+      ...(field.schema.description ? { description: field.schema.description } : {}),
+    })),
+    ...fieldsOf(op.query).map((field) => ({
+      name: field.name,
+      in: 'query',
+      required: field.required,
+      schema: field.schema,
+      ...(field.schema.description ? { description: field.schema.description } : {}),
+    })),
+  ];
+  const success: Record<string, unknown> = {
+    description: op.summary,
+    content: {
+      'application/json': { schema: toJsonSchema(op.response, 'output') },
+      ...(op.stream === 'optional'
+        ? { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events (with stream: true)' } } }
+        : {}),
+    },
+  };
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.cli[0] as string],
+    'x-svc-cli': `svc api ${op.cli.join(' ')}`,
+    security: securityOf(op),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(op.body, 'input') } } } }
+      : {}),
+    responses: {
+      [String(op.successStatus ?? 200)]: success,
+      '400': errorResponse('Invalid request: the message names the field'),
+      ...(op.auth.includes('none') ? {} : { '401': errorResponse('Missing or invalid credentials') }),
+      default: errorResponse('Error'),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the whole API, generated from the contract. */
+export function buildOpenApiDocument(options: { version: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations as readonly AnyOperation[]) {
+    const path = op.absolutePath ? op.path : `${API_PREFIX}${op.path}`;
+    paths[path] ??= {};
+    (paths[path] as Record<string, unknown>)[op.method.toLowerCase()] = operationObject(op);
+  }
+  const errorSchema: JsonSchema = toJsonSchema(ApiErrorBody, 'output');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc platform API',
+      version: options.version,
+      description: 'OpenAI-compatible AI platform API: inference across providers, metered in credits (1 credit = $0.01).',
+    },
+    paths,
+    components: {
+      schemas: { Error: errorSchema },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+        ApiKeyBearer: { type: 'http', scheme: 'bearer', description: 'An svc API key as a bearer token' },
+        IdentityToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
+    },
+  };
+}

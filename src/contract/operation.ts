@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+
+/** How a caller proves who they are. `none` marks public operations (health, JWKS, OpenAPI). */
+export type AuthScheme = 'none' | 'api_key' | 'identity_token';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Shape of an object schema whose fields we can enumerate (params, query, body). */
+export type FieldsSchema = z.ZodObject<z.ZodRawShape>;
+
+/**
+ * One API operation, declared once. The server's router, the typed client, every `svc api`
+ * command, the OpenAPI document and the tools schema are all derived from these values.
+ */
+export interface OperationDefinition<
+  Id extends string = string,
+  P extends FieldsSchema = FieldsSchema,
+  Q extends FieldsSchema = FieldsSchema,
+  B extends FieldsSchema = FieldsSchema,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** Stable dotted id, e.g. `developer.apps.create`. */
+  readonly id: Id;
+  /** Words after `svc api`. */
+  readonly cli: readonly string[];
+  readonly method: HttpMethod;
+  /** Path under `/api/v1` (or absolute when `absolutePath`), with `{name}` placeholders. */
+  readonly path: string;
+  /** True for the few paths that live outside the `/api/v1` prefix (`/health`, JWKS). */
+  readonly absolutePath?: boolean;
+  /** Path arguments; their order is the order of the CLI positionals. */
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  /** What the server answers with (for a streamed operation: the non-streamed answer). */
+  readonly response: R;
+  /**
+   * `never`: plain JSON. `optional`: streams (SSE) when the body says `stream: true`.
+   */
+  readonly stream?: 'never' | 'optional';
+  /** A body that is not JSON-validated by the router (webhooks read the raw bytes). */
+  readonly rawBody?: boolean;
+  readonly auth: readonly AuthScheme[];
+  /** Success status; 200 unless said. */
+  readonly successStatus?: 200 | 201 | 202 | 204;
+  readonly summary: string;
+  readonly description?: string;
+}
+
+export type AnyOperation = OperationDefinition<string, FieldsSchema, FieldsSchema, FieldsSchema, z.ZodType>;
+
+export function defineOperation<
+  const Id extends string,
+  P extends FieldsSchema = FieldsSchema,
+  Q extends FieldsSchema = FieldsSchema,
+  B extends FieldsSchema = FieldsSchema,
+  R extends z.ZodType = z.ZodType,
+>(op: OperationDefinition<Id, P, Q, B, R>): OperationDefinition<Id, P, Q, B, R> {
+  return op;
+}
+
+type Schema<O, K extends 'params' | 'query' | 'body' | 'response'> = O extends { readonly [key in K]?: infer S }
+  ? S extends z.ZodType
+    ? S
+    : never
+  : never;
+
+/** Validated (output) shapes, as a handler receives them. */
+export type ParamsOf<O> = [Schema<O, 'params'>] extends [never] ? Record<string, never> : z.output<Schema<O, 'params'>>;
+export type QueryOf<O> = [Schema<O, 'query'>] extends [never] ? Record<string, never> : z.output<Schema<O, 'query'>>;
+export type BodyOf<O> = [Schema<O, 'body'>] extends [never] ? Record<string, never> : z.output<Schema<O, 'body'>>;
+/** Input shapes, as a client sends them (defaults may be left out). */
+export type ParamsInput<O> = [Schema<O, 'params'>] extends [never] ? undefined : z.input<Schema<O, 'params'>>;
+export type QueryInput<O> = [Schema<O, 'query'>] extends [never] ? undefined : z.input<Schema<O, 'query'>>;
+export type BodyInput<O> = [Schema<O, 'body'>] extends [never] ? undefined : z.input<Schema<O, 'body'>>;
+export type ResponseOf<O> = z.output<Schema<O, 'response'>>;
+
+/** Names of the path placeholders in the order they appear. */
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] as string);
+}

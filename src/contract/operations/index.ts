@@ -1,0 +1,20 @@
+import type { AnyOperation } from '../operation.js';
+import { accountOperations } from './account.js';
+import { developerOperations } from './developer.js';
+import { inferenceOperations } from './inference.js';
+import { surfaceOperations } from './surface.js';
+
+/** Every operation of the API, in the order the docs list them. */
+export const operations = [
+  ...inferenceOperations,
+  ...developerOperations,
+  ...accountOperations,
+  ...surfaceOperations,
+] as const satisfies readonly AnyOperation[];
+
+export const operationsById: ReadonlyMap<string, AnyOperation> = new Map(
+  operations.map((op) => [op.id, op as AnyOperation]),
+);
+
+export type Operation = (typeof operations)[number];
+export type OperationId = Operation['id'];

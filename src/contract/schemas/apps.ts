@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { Address, Credits, NonNegativeCredits, PositiveCredits, Timestamp } from './common.js';
+
+export const AppType = z.enum(['standard', 'pooled_api']);
+
+/** A CORS origin: scheme, host and optional port, nothing else (no path, no trailing slash). */
+export const Origin = z
+  .string()
+  .regex(/^https?:\/\/[^/\s?#]+$/, 'must be an origin such as https://example.com (no path)')
+  .describe('A CORS origin, e.g. https://example.com');
+
+export const App = z.object({
+  app_uuid: z.uuid(),
+  name: z.string(),
+  app_type: AppType,
+  default_user_credits: Credits,
+  allowed_origins: z.array(z.string()),
+  balance_credits: Credits,
+  held_credits: Credits,
+  idp_configured: z.boolean(),
+  idp_app_id: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const AppName = z.string().trim().min(1).max(100).describe('App name');
+
+export const AppCreateBody = z.strictObject({
+  name: AppName,
+  app_type: AppType.default('standard').describe('standard (default) or pooled_api'),
+  default_user_credits: NonNegativeCredits.default(0).describe('Credits granted to each new user'),
+  allowed_origins: z.array(Origin).max(100).default([]).describe('Allowed CORS origins for API-key requests'),
+});
+
+export const AppUpdateBody = z.strictObject({
+  name: AppName.optional(),
+  default_user_credits: NonNegativeCredits.optional().describe('Credits granted to each new user'),
+  allowed_origins: z
+    .array(Origin)
+    .max(100)
+    .nullish()
+    .describe('Omitted or null: unchanged; []: clear; a list: set'),
+});
+
+export const ApiKey = z.object({
+  key_id: z.string(),
+  name: z.string(),
+  is_test: z.boolean(),
+  prefix: z.string(),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+});
+
+export const CreatedApiKey = ApiKey.extend({
+  secret: z.string().describe('The key itself; shown only once'),
+});
+
+export const ApiKeyCreateBody = z.strictObject({
+  name: z.string().trim().min(1).max(100).default('default').describe('Key name'),
+  is_test: z.boolean().default(false).describe('A test key (svc_test_): sandbox only, never charged'),
+});
+
+export const IdpConfig = z.object({
+  app_uuid: z.uuid(),
+  idp_app_id: z.string(),
+  key_fingerprint: z.string().describe('SHA-256 of the verification key (SPKI DER), hex'),
+  updated_at: Timestamp,
+});
+
+export const IdpCreateBody = z.strictObject({
+  idp_app_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'may contain letters, digits, ".", "_", ":" and "-"')
+    .describe('App ID at the identity provider'),
+  idp_verification_key: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .describe('Verification key for identity tokens (PEM, SPKI public key)'),
+});
+
+export const AppUser = z.object({
+  address: z.string(),
+  credits: Credits.describe('Spendable balance'),
+  credit_limit: Credits.nullable().describe('Most the user may spend of a pooled app (null: no limit)'),
+  spent_credits: Credits,
+  created_at: Timestamp,
+});
+
+export const AppUserParams = z.strictObject({ app_uuid: z.uuid(), address: Address });
+
+export const UserTopUpBody = z.strictObject({ credits: PositiveCredits.describe('Credits to add') });
+export const UserUpdateBody = z.strictObject({
+  credits: NonNegativeCredits.nullable().describe('The user’s credit limit (null removes it)'),
+});

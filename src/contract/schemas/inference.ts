@@ -1,0 +1,284 @@
+import { z } from 'zod';
+import { Credits, Timestamp, TimestampInput } from './common.js';
+
+/** `<provider>/<model>`; the model part may itself contain `/`. */
+export const ModelId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/, 'must be <provider>/<model>, e.g. local/echo')
+  .describe('Model identifier, <provider>/<model>');
+
+const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$');
+
+export const FunctionTool = z.strictObject({
+  type: z.literal('function'),
+  function: z.strictObject({
+    name: ToolName,
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+
+export const ChatToolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: ToolName }) }),
+]);
+
+export const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ImagePart = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({ url: z.string(), detail: z.enum(['auto', 'low', 'high']).optional() }),
+});
+const AudioPart = z.looseObject({
+  type: z.literal('input_audio'),
+  input_audio: z.looseObject({ data: z.string(), format: z.string() }),
+});
+const FilePart = z.looseObject({ type: z.literal('file'), file: z.looseObject({}) });
+const ContentPart = z.discriminatedUnion('type', [TextPart, ImagePart, AudioPart, FilePart]);
+const TextContent = z.union([z.string(), z.array(TextPart)]);
+
+export const ToolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+export const ChatMessage = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('system'), content: TextContent, name: z.string().optional() }),
+  z.looseObject({ role: z.literal('developer'), content: TextContent, name: z.string().optional() }),
+  z.looseObject({
+    role: z.literal('user'),
+    content: z.union([z.string(), z.array(ContentPart)]),
+    name: z.string().optional(),
+  }),
+  z.looseObject({
+    role: z.literal('assistant'),
+    content: TextContent.nullish(),
+    tool_calls: z.array(ToolCall).optional(),
+    refusal: z.string().nullish(),
+    name: z.string().optional(),
+  }),
+  z.looseObject({ role: z.literal('tool'), content: TextContent, tool_call_id: z.string() }),
+]);
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+const Temperature = z.number().min(0).max(2).describe('Randomness, 0.0 to 2.0');
+
+export const ChatCompletionBody = z.strictObject({
+  model: ModelId,
+  messages: z.array(ChatMessage).min(1).describe('Conversation history'),
+  stream: z.boolean().optional().describe('Stream the answer as server-sent events'),
+  stream_options: z.strictObject({ include_usage: z.boolean().optional() }).nullish(),
+  tools: z.array(FunctionTool).max(128).optional().describe('Tools the model may call'),
+  tool_choice: ChatToolChoice.optional().describe('Tool selection control'),
+  parallel_tool_calls: z.boolean().optional(),
+  image_model: z.string().min(1).optional().describe('Overrides the model argument of image tool calls'),
+  temperature: Temperature.nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  n: z.literal(1).nullish().describe('Only 1 is supported'),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  seed: z.number().int().nullish(),
+  user: z.string().optional(),
+  response_format: z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) }).optional(),
+  reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).nullish(),
+  logit_bias: z.record(z.string(), z.number()).nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  store: z.boolean().nullish(),
+});
+
+export const Usage = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+
+export const ChatCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number().int(),
+      message: z.looseObject({
+        role: z.literal('assistant'),
+        content: z.string().nullable(),
+        tool_calls: z.array(ToolCall).optional(),
+      }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage: Usage.optional(),
+});
+
+const ResponsesTool = z.looseObject({ type: z.string(), name: z.string().optional() });
+
+export const ResponseBody = z.strictObject({
+  model: ModelId,
+  input: z.union([z.string(), z.array(z.looseObject({}))]).optional().describe('Text or input items'),
+  messages: z.array(ChatMessage).optional().describe('Chat messages, accepted in place of input'),
+  instructions: z.string().nullish(),
+  max_output_tokens: z.number().int().positive().nullish().describe('Maximum number of tokens to generate'),
+  temperature: Temperature.nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  stream: z.boolean().optional(),
+  background: z.boolean().optional().describe('Process in the background; read the result later'),
+  reasoning: z
+    .strictObject({
+      effort: z.enum(['minimal', 'low', 'medium', 'high']).nullish(),
+      summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
+    })
+    .nullish()
+    .describe('Reasoning settings'),
+  thinking: z
+    .strictObject({ type: z.enum(['enabled', 'disabled']), budget_tokens: z.number().int().positive().optional() })
+    .nullish()
+    .describe('Thinking settings'),
+  tools: z.array(ResponsesTool).max(128).optional(),
+  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })]).optional(),
+  parallel_tool_calls: z.boolean().nullish(),
+  image_model: z.string().min(1).optional(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  store: z.boolean().nullish(),
+  user: z.string().optional(),
+  text: z.looseObject({}).optional(),
+  previous_response_id: z.string().nullish(),
+  include: z.array(z.string()).nullish(),
+  truncation: z.enum(['auto', 'disabled']).nullish(),
+});
+
+export const ResponseObject = z.looseObject({
+  id: z.string(),
+  object: z.literal('response'),
+  created_at: z.number().int(),
+  status: z.enum(['queued', 'in_progress', 'completed', 'failed', 'cancelled', 'incomplete']),
+  model: z.string(),
+  output: z.array(z.looseObject({ type: z.string() })),
+  usage: z
+    .looseObject({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() })
+    .nullable(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+});
+
+export const EmbeddingsBody = z.strictObject({
+  model: ModelId,
+  input: z
+    .union([
+      z.string().min(1),
+      z.array(z.string().min(1)).min(1).max(2048),
+      z.array(z.number().int().min(0)).min(1),
+      z.array(z.array(z.number().int().min(0)).min(1)).min(1).max(2048),
+    ])
+    .describe('A string, a list of strings, a list of token ids, or a list of lists of token ids'),
+  dimensions: z.number().int().positive().max(65_536).optional().describe('Dimensions of the output vectors'),
+  encoding_format: z.enum(['float', 'base64']).default('float').describe('float (default) or base64'),
+  user: z.string().optional(),
+});
+
+export const EmbeddingList = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({
+      object: z.literal('embedding'),
+      index: z.number().int(),
+      embedding: z.union([z.array(z.number()), z.string()]),
+    }),
+  ),
+  model: z.string(),
+  usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
+});
+
+export const Model = z.object({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int(),
+  owned_by: z.string(),
+  provider: z.string(),
+  context_length: z.number().int().nullable(),
+  pricing: z.object({
+    input_per_million_usd: z.number(),
+    output_per_million_usd: z.number(),
+  }),
+  capabilities: z.array(z.enum(['chat', 'embeddings', 'responses', 'tools'])),
+});
+
+export const ModelsQuery = z.strictObject({
+  provider: z.string().min(1).optional().describe('Only models of this provider'),
+  page_size: z.coerce.number().int().min(1).max(200).default(100).describe('Models per page (1 to 200, default 100)'),
+  page_token: z.string().min(1).optional().describe('Token for the next page, from next_page_token'),
+});
+
+export const ModelList = z.object({
+  object: z.literal('list'),
+  data: z.array(Model),
+  next_page_token: z.string().nullable(),
+});
+
+export const ToolList = z.object({ object: z.literal('list'), data: z.array(FunctionTool) });
+
+export const UsagePeriod = z
+  .string()
+  .regex(/^\d+[mhd]$/, 'must be a duration such as 30d, 24h or 10m')
+  .describe('7d, 30d, 90d, 180d, 365d or 10m, 30m, 1h, 6h, 12h, 24h, 72h (default 30d)');
+
+export const UsageModelsQuery = z.strictObject({
+  start: TimestampInput.optional().describe('Start (RFC 3339); requires end; takes precedence over period'),
+  end: TimestampInput.optional().describe('End (RFC 3339); requires start'),
+  period: UsagePeriod.optional(),
+});
+
+export const UsageByModel = z.object({
+  data: z.array(
+    z.object({
+      model: z.string(),
+      requests: z.number().int(),
+      input_tokens: z.number().int(),
+      output_tokens: z.number().int(),
+      credits: Credits,
+    }),
+  ),
+  start: Timestamp,
+  end: Timestamp,
+});
+
+export const AppUsageQuery = z.strictObject({
+  start_time: TimestampInput.optional().describe('Start (RFC 3339; default 30 days ago)'),
+  end_time: TimestampInput.optional().describe('End (RFC 3339; default now)'),
+  granularity: z.enum(['day', 'hour']).default('day').describe('day (default) or hour'),
+});
+
+export const AppUsage = z.object({
+  app_uuid: z.uuid(),
+  granularity: z.enum(['day', 'hour']),
+  start_time: Timestamp,
+  end_time: Timestamp,
+  data: z.array(
+    z.object({
+      start: Timestamp,
+      requests: z.number().int(),
+      input_tokens: z.number().int(),
+      output_tokens: z.number().int(),
+      credits: Credits,
+    }),
+  ),
+  totals: z.object({
+    requests: z.number().int(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    credits: Credits,
+  }),
+});
+
+export const AppUserUsageRow = z.object({
+  address: z.string().nullable().describe('The user; null for requests made with the app’s API keys'),
+  requests: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  credits: Credits,
+});

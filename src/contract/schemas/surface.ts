@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { Credits, Timestamp } from './common.js';
+
+export const Channel = z.enum(['sms', 'messenger']).describe('sms or messenger');
+export const ChannelParams = z.strictObject({ channel: Channel });
+
+export const TextRegistration = z.object({
+  channel: Channel,
+  identifier: z.string().nullable(),
+  preferred_model: z.string().nullable(),
+  registered: z.boolean(),
+});
+
+export const TextRegisterBody = z.strictObject({
+  identifier: z.string().min(1).max(200).describe('For sms an E.164 phone number, e.g. +14155550123'),
+  preferred_model: z.string().min(1).optional().describe('Preferred model for the channel'),
+});
+
+export const TextLookupQuery = z.strictObject({
+  identifier: z.string().min(1).max(200).describe('The identifier to look up'),
+});
+
+export const Agent = z.object({
+  id: z.string(),
+  object: z.literal('agent'),
+  name: z.string(),
+  description: z.string(),
+  default_model: z.string(),
+  system_prompt: z.string(),
+  tools: z.array(z.string()),
+});
+export const AgentList = z.object({ object: z.literal('list'), data: z.array(Agent) });
+
+export const PublicConfig = z.looseObject({
+  version: z.string(),
+  default_chat_model: z.string(),
+  default_embedding_model: z.string(),
+  credit_value_usd: z.number(),
+  daily_claim_credits: Credits,
+  providers: z.array(z.string()),
+  payment_processor: z.string(),
+});
+
+export const Health = z.object({ status: z.literal('ok'), version: z.string(), time: Timestamp });
+
+export const Jwks = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) });
