@@ -35,7 +35,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const settings = ServerSettings.parse(rest);
   const store = createSqliteStore(settings.dbPath);
   const services = createServices({ store, clock, version: VERSION });
-  const bootstrap = await bootstrapOwner({ store, clock, apps: services.apps, apiKeys: services.apiKeys }, settings.startingGrantCredits);
 
   const handle = createPipeline({
     router: createRouter(operations as readonly AnyOperation[]),
@@ -45,19 +44,38 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     validateResponses: settings.validateResponses,
     log,
   });
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void handle(req, res));
+  let shuttingDown = false;
+  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    // Once shutdown has begun, a keep-alive connection must not outlive its last answer:
+    // otherwise close() would wait out the whole grace period for idle sockets.
+    res.on('finish', () => {
+      if (shuttingDown) server.closeIdleConnections();
+    });
+    void handle(req, res);
+  });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  // Only once the server listens: the owner's keys are shown once, so a start that fails must
+  // not create them.
+  const bootstrap = await bootstrapOwner(
+    { store, clock, apps: services.apps, apiKeys: services.apiKeys },
+    settings.startingGrantCredits,
+  );
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -71,6 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bootstrap,
     close() {
       closing ??= (async () => {
+        shuttingDown = true;
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const grace = setTimeout(() => server.closeAllConnections(), settings.shutdownGraceMs);

@@ -70,10 +70,11 @@ export type ParamsOf<O> = [Schema<O, 'params'>] extends [never] ? Record<string,
 export type QueryOf<O> = [Schema<O, 'query'>] extends [never] ? Record<string, never> : z.output<Schema<O, 'query'>>;
 export type BodyOf<O> = [Schema<O, 'body'>] extends [never] ? Record<string, never> : z.output<Schema<O, 'body'>>;
 /** Input shapes, as a client sends them (defaults may be left out). */
-export type ParamsInput<O> = [Schema<O, 'params'>] extends [never] ? undefined : z.input<Schema<O, 'params'>>;
-export type QueryInput<O> = [Schema<O, 'query'>] extends [never] ? undefined : z.input<Schema<O, 'query'>>;
-export type BodyInput<O> = [Schema<O, 'body'>] extends [never] ? undefined : z.input<Schema<O, 'body'>>;
-export type ResponseOf<O> = z.output<Schema<O, 'response'>>;
+export type ParamsInput<O> = [Schema<O, 'params'>] extends [never] ? Record<string, unknown> : z.input<Schema<O, 'params'>>;
+export type QueryInput<O> = [Schema<O, 'query'>] extends [never] ? Record<string, unknown> : z.input<Schema<O, 'query'>>;
+export type BodyInput<O> = [Schema<O, 'body'>] extends [never] ? Record<string, unknown> : z.input<Schema<O, 'body'>>;
+/** The answer of a contract operation; `unknown` for an operation known only by its manifest. */
+export type ResponseOf<O> = [Schema<O, 'response'>] extends [never] ? unknown : z.output<Schema<O, 'response'>>;
 
 /** Names of the path placeholders in the order they appear. */
 export function pathParamNames(path: string): string[] {

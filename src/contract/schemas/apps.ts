@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, Credits, NonNegativeCredits, PositiveCredits, Timestamp } from './common.js';
+import { Address, AppUuid, Credits, NonNegativeCredits, PositiveCredits, Timestamp } from './common.js';
 
 export const AppType = z.enum(['standard', 'pooled_api']);
 
@@ -90,7 +90,7 @@ export const AppUser = z.object({
   created_at: Timestamp,
 });
 
-export const AppUserParams = z.strictObject({ app_uuid: z.uuid(), address: Address });
+export const AppUserParams = z.strictObject({ app_uuid: AppUuid, address: Address });
 
 export const UserTopUpBody = z.strictObject({ credits: PositiveCredits.describe('Credits to add') });
 export const UserUpdateBody = z.strictObject({

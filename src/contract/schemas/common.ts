@@ -13,16 +13,18 @@ export const TimestampInput = z.iso.datetime({ offset: true }).describe('RFC 333
 export const Credits = z.number().describe('Credits (1 credit = $0.01)');
 export const PositiveCredits = z
   .number()
-  .positive()
+  // Not just positive: an amount below one micro-credit would round to nothing.
+  .min(0.000001)
   .max(1_000_000_000)
-  .describe('Credits, greater than 0 (1 credit = $0.01; six decimals are kept)');
+  .describe('Credits, at least 0.000001 (1 credit = $0.01; six decimals are kept)');
 export const NonNegativeCredits = z
   .number()
   .min(0)
   .max(1_000_000_000)
   .describe('Credits, 0 or more (1 credit = $0.01; six decimals are kept)');
 
-export const AppUuid = z.uuid().describe('App identifier (UUID)');
+/** UUIDs are case-insensitive: an upper-case one names the same app. */
+export const AppUuid = z.uuid().toLowerCase().describe('App identifier (UUID)');
 
 /** A wallet address (EVM, `0x` and 40 hex digits); the API always answers in lower case. */
 export const Address = z

@@ -1,0 +1,122 @@
+import { Command, Option, UsageError } from 'clipanion';
+import type { Field } from '../../contract/json-schema.js';
+import type { OperationManifest } from '../../contract/manifest.js';
+import { SvcCommand } from '../base-command.js';
+import { ExitCode } from '../exit-codes.js';
+import { kebab, flagKind, parseFlag, parseJsonBody } from '../flags.js';
+import { writeJson, writeJsonLine } from '../output.js';
+
+type Located = Field & { in: 'query' | 'body' };
+interface ApiRequest {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown> | undefined;
+}
+
+function describeField(field: Field): string {
+  const parts = [field.schema.description ?? ''];
+  if (field.schema.enum) parts.push(`one of: ${field.schema.enum.join(', ')}`);
+  if (field.required) parts.push('required');
+  return parts.filter(Boolean).join('; ');
+}
+
+function example(op: OperationManifest, flags: Located[]): string {
+  const words = ['svc api', ...op.cli, ...op.params.map((p) => `<${kebab(p.name)}>`)];
+  for (const flag of flags.filter((f) => f.required)) words.push(`--${kebab(flag.name)} <${kebab(flag.name)}>`);
+  return words.join(' ');
+}
+
+/**
+ * One `svc api …` command for an operation of the contract: path arguments are positionals,
+ * each query or body field is a `--kebab-case` flag, and `--json` gives the whole body.
+ * The CLI checks what it must to build the request (required fields, value types); the server
+ * validates everything and names the field in its 400.
+ */
+export function apiCommandFor(op: OperationManifest) {
+  const flags: Located[] = [
+    ...op.query.map((f) => ({ ...f, in: 'query' as const })),
+    ...op.body.map((f) => ({ ...f, in: 'body' as const })),
+  ];
+
+  class ApiOperationCommand extends SvcCommand {
+    static override paths = [['api', ...op.cli]];
+    static override usage = Command.Usage({
+      category: `API: ${op.cli[0]}`,
+      description: op.summary,
+      details: `Calls \`${op.method} ${op.absolutePath ? '' : '/api/v1'}${op.path}\`.${
+        op.hasBody ? ' Give the body as flags, as `--json <object>`, or both (flags win).' : ''
+      }${op.stream ? ' With `--stream`, prints one JSON object per line as the answer arrives.' : ''}`,
+      examples: [[op.summary, example(op, flags)]],
+    });
+
+    json = op.hasBody
+      ? Option.String('--json', { description: 'The request body as a JSON object; flags override its fields' })
+      : undefined;
+
+    constructor() {
+      super();
+      const self = this as unknown as Record<string, unknown>;
+      for (const p of op.params) self[`arg_${p.name}`] = Option.String({ name: kebab(p.name), required: true });
+      for (const f of flags) {
+        const name = `--${kebab(f.name)}`;
+        self[`flag_${f.name}`] =
+          flagKind(f) === 'boolean'
+            ? Option.Boolean(name, { description: describeField(f) })
+            : Option.String(name, { description: describeField(f) });
+      }
+    }
+
+    private request(): ApiRequest {
+      const self = this as unknown as Record<string, unknown>;
+      const params = Object.fromEntries(op.params.map((p) => [p.name, self[`arg_${p.name}`]]));
+      const query: Record<string, unknown> = {};
+      const body: Record<string, unknown> = this.json ? parseJsonBody(this.json) : {};
+      for (const f of flags) {
+        const raw = self[`flag_${f.name}`] as string | boolean | undefined;
+        if (raw === undefined) continue;
+        if (f.in === 'query') query[f.name] = raw;
+        else body[f.name] = parseFlag(f, raw);
+      }
+      for (const f of flags) {
+        const given = f.in === 'query' ? query : body;
+        if (f.required && given[f.name] === undefined) {
+          const where = f.in === 'body' && op.hasBody ? ` (or "${f.name}" in --json)` : '';
+          throw new UsageError(`Missing required field --${kebab(f.name)}${where}.`);
+        }
+      }
+      return { params, query, body: op.hasBody ? body : undefined };
+    }
+
+    async execute(): Promise<number> {
+      const input = this.request();
+      try {
+        const client = this.client({ requireKey: !op.auth.includes('none') });
+        if (op.stream && input.body?.stream === true) return await this.printStream(client, input);
+        writeJson(this.context.stdout, await client.call(op, input), this.context.env);
+        return ExitCode.ok;
+      } catch (error) {
+        return this.report(error);
+      }
+    }
+
+    /** One JSON object per line; an error event mid-stream goes to stderr and exits 1. */
+    private async printStream(client: ReturnType<SvcCommand['client']>, input: ApiRequest) {
+      for await (const event of client.stream(op, input)) {
+        if (event.data === '[DONE]') break;
+        let data: unknown = event.data;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          // not JSON: print it as a string
+        }
+        if (typeof data === 'object' && data !== null && 'error' in data && event.event === null) {
+          writeJsonLine(this.context.stderr, data);
+          return ExitCode.apiError;
+        }
+        writeJsonLine(this.context.stdout, data);
+      }
+      return ExitCode.ok;
+    }
+  }
+  return ApiOperationCommand;
+}

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { Command, Option } from 'clipanion';
+import * as t from 'typanion';
+import { SvcCommand } from '../base-command.js';
+import { ExitCode } from '../exit-codes.js';
+import { loadServer } from '../lazy.js';
+
+export class ServeCommand extends SvcCommand {
+  static override paths = [['serve']];
+  static override usage = Command.Usage({
+    category: 'Server',
+    description: 'Run the platform server (SQLite in ~/.svc/server.db by default)',
+    details:
+      'Prints `svc server listening on http://HOST:PORT` when ready. On an empty database it creates the owner account, a default app with a starting grant and one live and one test key, prints the keys once, and saves the live key in the CLI config when none is saved yet. Stops gracefully on SIGINT or SIGTERM.',
+    examples: [
+      ['Run on the defaults', 'svc serve'],
+      ['Any free port, a throwaway database', 'svc serve --port 0 --db /tmp/svc.db'],
+    ],
+  });
+
+  host = Option.String('--host', '127.0.0.1', { description: 'Interface to listen on' });
+  port = Option.String('--port', '8787', {
+    description: 'Port (0 picks a free one)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65_535)]),
+  });
+  db = Option.String('--db', { description: 'SQLite database file (default ~/.svc/server.db)' });
+  startingCredits = Option.String('--starting-credits', '100', {
+    description: 'Credits granted to the default app of a new database',
+    validator: t.cascade(t.isNumber(), [t.isAtLeast(0)]),
+  });
+
+  async execute(): Promise<number> {
+    const { stdout, stderr } = this.context;
+    let config;
+    try {
+      config = await this.config();
+    } catch (error) {
+      return this.report(error);
+    }
+    mkdirSync(config.home, { recursive: true, mode: 0o700 });
+    const dbPath = this.db ?? join(config.home, 'server.db');
+    const { startServer } = await loadServer();
+    let server;
+    try {
+      server = await startServer({ host: this.host, port: this.port, dbPath, startingGrantCredits: this.startingCredits });
+    } catch (error) {
+      stderr.write(`svc: cannot start the server: ${(error as Error).message}\n`);
+      return ExitCode.usage;
+    }
+    if (server.bootstrap) {
+      const { liveKey, testKey, appUuid } = server.bootstrap;
+      stdout.write(
+        [
+          `Created the owner account and a default app ${appUuid} with ${this.startingCredits} credits.`,
+          `  live key: ${liveKey}`,
+          `  test key: ${testKey}`,
+          'These keys are shown only once: keep them somewhere safe.',
+          '',
+        ].join('\n'),
+      );
+      if (!config.values.api_key) {
+        config.set({ api_key: liveKey, api_url: server.url });
+        stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
+      }
+    }
+    stdout.write(`svc server listening on ${server.url}\n`);
+
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    stderr.write('svc: shutting down (finishing requests in flight)…\n');
+    await server.close();
+    return ExitCode.ok;
+  }
+}

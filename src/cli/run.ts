@@ -1,0 +1,124 @@
+import { Builtins, Cli, UsageError, type CommandClass } from 'clipanion';
+import { VERSION } from '../version.js';
+import type { SvcContext } from './base-command.js';
+import { apiCommandFor } from './commands/api.js';
+import { ExitCode } from './exit-codes.js';
+import { loadManifest } from './manifest.js';
+
+/** Every command that is not generated from the contract, loaded only when the table is needed. */
+async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
+  const [login, status, logout, serve] = await Promise.all([
+    import('./commands/auth-login.js'),
+    import('./commands/auth-status.js'),
+    import('./commands/auth-logout.js'),
+    import('./commands/serve.js'),
+  ]);
+  return [login.AuthLoginCommand, status.AuthStatusCommand, logout.AuthLogoutCommand, serve.ServeCommand];
+}
+
+/**
+ * The commands one command line can need. `svc api a b c …` registers just the operations whose
+ * words it spells (or, failing that, its group), because clipanion compiles a state machine over
+ * every registered command and start-up is most of a CLI call. Help, typos and every other
+ * command see the whole table, suggestions included.
+ */
+async function commandsFor(argv: readonly string[]): Promise<CommandClass<SvcContext>[]> {
+  const manifest = await loadManifest();
+  if (argv[0] === 'api') {
+    const words = argv.slice(1);
+    const exact = manifest.filter((op) => op.cli.every((word, i) => words[i] === word));
+    const group = manifest.filter((op) => op.cli[0] === words[0]);
+    const chosen = exact.length > 0 ? exact : group;
+    if (chosen.length > 0) return chosen.map(apiCommandFor);
+  }
+  return [...(await handWrittenCommands()), ...manifest.map(apiCommandFor)];
+}
+
+export async function buildCli(colored = false, argv: readonly string[] = []): Promise<Cli<SvcContext>> {
+  const cli = new Cli<SvcContext>({
+    binaryLabel: 'svc',
+    binaryName: 'svc',
+    binaryVersion: VERSION,
+    enableCapture: false,
+    enableColors: colored,
+  });
+  const commands = await commandsFor(argv);
+  for (const command of commands) cli.register(command);
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
+  return cli;
+}
+
+/**
+ * clipanion reads any word that starts with `-` as an option, so `--credits -5` or
+ * `--idp-verification-key "-----BEGIN PUBLIC KEY-----…"` would lose their value. A word that
+ * cannot be an option (a negative number, a run of dashes, anything with white space) after a
+ * long option that takes a value is joined to it as `--option=value`.
+ */
+export function joinDashValues(argv: readonly string[], booleanFlags: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    const next = argv[i + 1];
+    const takesValue = /^--[a-z][a-z0-9-]*$/.test(word) && !booleanFlags.has(word);
+    if (takesValue && next !== undefined && /^-(\d|\.\d|-{2,}[^-]|-{3,})|^-.*\s/s.test(next)) {
+      out.push(`${word}=${next}`);
+      i++;
+    } else {
+      out.push(word);
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs one command line. Unlike clipanion's own `run`, errors go to stderr, and a wrong command
+ * line exits 2 (DESIGN §8), so scripts can tell it from an API error.
+ */
+export async function runCli(argv: string[], context: SvcContext): Promise<number> {
+  const colored = Boolean((context.stderr as { isTTY?: boolean }).isTTY) && !('NO_COLOR' in context.env);
+  const cli = await buildCli(colored, argv);
+  const booleanFlags = new Set(['--help', '--version']);
+  for (const definition of cli.definitions()) {
+    for (const option of definition.options) {
+      if (!option.definition.includes(' ') && !option.definition.includes('#')) {
+        for (const name of option.definition.split(',')) booleanFlags.add(name.trim());
+      }
+    }
+  }
+  let command;
+  try {
+    command = cli.process(joinDashValues(argv, booleanFlags), context);
+  } catch (error) {
+    context.stderr.write(cli.error(error, { colored }));
+    return ExitCode.usage;
+  }
+  if (command.help) {
+    context.stdout.write(cli.usage(command, { colored, detailed: true }));
+    return ExitCode.ok;
+  }
+  command.context = context;
+  command.cli = {
+    binaryLabel: 'svc',
+    binaryName: 'svc',
+    binaryVersion: VERSION,
+    enableCapture: false,
+    enableColors: colored,
+    definitions: () => cli.definitions(),
+    error: (error, opts) => cli.error(error, opts),
+    format: (c) => cli.format(c),
+    process: (input, sub) => cli.process(input, { ...context, ...sub }),
+    run: (input, sub) => cli.run(input, { ...context, ...sub }),
+    usage: (c, opts) => cli.usage(c, opts),
+  };
+  try {
+    return (await command.validateAndExecute()) ?? ExitCode.ok;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      context.stderr.write(cli.error(error, { colored, command }));
+      return ExitCode.usage;
+    }
+    context.stderr.write(cli.error(error, { colored, command }));
+    return ExitCode.apiError;
+  }
+}

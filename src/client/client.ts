@@ -1,0 +1,89 @@
+import type { BodyInput, HttpMethod, ParamsInput, QueryInput, ResponseOf } from '../contract/operation.js';
+import { ApiRequestError, errorBodyFrom } from './errors.js';
+import { parseEventStream, type ServerSentEvent } from './sse.js';
+import { readText, send } from './transport.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  userAgent?: string;
+}
+
+/** What the client needs of an operation: a contract operation or its manifest entry. */
+export interface OperationRef {
+  method: HttpMethod;
+  path: string;
+  absolutePath?: boolean;
+}
+
+export interface CallInput<O> {
+  params?: ParamsInput<O>;
+  query?: QueryInput<O>;
+  body?: BodyInput<O>;
+  signal?: AbortSignal;
+}
+
+/** The request URL of an operation: path placeholders filled, query appended. */
+export function operationUrl(baseUrl: string, op: OperationRef, params: object = {}, query: object = {}): URL {
+  const values = params as Record<string, unknown>;
+  const path = op.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
+  const base = new URL(baseUrl);
+  const prefix = op.absolutePath ? '' : '/api/v1';
+  const url = new URL(`${prefix}${path}`, base.origin);
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  }
+  return url;
+}
+
+/** A typed client for every operation of the contract. */
+export function createClient(options: ClientOptions) {
+  const headers = (json: boolean): Record<string, string> => ({
+    accept: 'application/json',
+    'user-agent': options.userAgent ?? 'svc-cli',
+    ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+    ...(json ? { 'content-type': 'application/json' } : {}),
+  });
+
+  async function open<O extends OperationRef>(op: O, input: CallInput<O>, accept?: string) {
+    const hasBody = input.body !== undefined;
+    const response = await send({
+      method: op.method,
+      url: operationUrl(options.baseUrl, op, input.params ?? {}, input.query ?? {}),
+      headers: { ...headers(hasBody), ...(accept ? { accept } : {}) },
+      body: hasBody ? JSON.stringify(input.body) : undefined,
+      signal: input.signal,
+    });
+    const status = response.statusCode ?? 0;
+    if (status >= 400) {
+      const text = await readText(response);
+      let payload: unknown = text;
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        // keep the text
+      }
+      const requestId = response.headers['x-request-id'];
+      throw new ApiRequestError(status, errorBodyFrom(status, payload), typeof requestId === 'string' ? requestId : null);
+    }
+    return response;
+  }
+
+  return {
+    baseUrl: options.baseUrl,
+
+    async call<O extends OperationRef>(op: O, input: CallInput<O> = {}): Promise<ResponseOf<O>> {
+      const response = await open(op, input);
+      const text = await readText(response);
+      return (text ? JSON.parse(text) : null) as ResponseOf<O>;
+    },
+
+    /** Calls a streaming operation and yields its server-sent events as they arrive. */
+    async *stream<O extends OperationRef>(op: O, input: CallInput<O>): AsyncGenerator<ServerSentEvent> {
+      const response = await open(op, input, 'text/event-stream');
+      yield* parseEventStream(response);
+    },
+  };
+}
+
+export type Client = ReturnType<typeof createClient>;

@@ -1,0 +1,51 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { ConnectionError } from './errors.js';
+
+/**
+ * HTTP on node:http: it loads in a few milliseconds (a CLI call is mostly start-up), keeps
+ * connections alive for the chat, and streams bodies for server-sent events.
+ */
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+export interface TransportRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export function send(request: TransportRequest): Promise<IncomingMessage> {
+  const secure = request.url.protocol === 'https:';
+  const make = secure ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = make(request.url, {
+      method: request.method,
+      headers: {
+        ...request.headers,
+        ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
+      },
+      agent: secure ? agents.https : agents.http,
+      signal: request.signal,
+    });
+    req.on('response', resolve);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.name === 'AbortError') return reject(error);
+      reject(
+        new ConnectionError(
+          request.url.origin,
+          error.code ?? 'ECONNERROR',
+          `cannot reach the server at ${request.url.origin} (${error.code ?? error.message})`,
+        ),
+      );
+    });
+    req.end(request.body);
+  });
+}
+
+export async function readText(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

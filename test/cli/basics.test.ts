@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { explain, loadBuiltManifest, mapLimit, removeTempDirs, ROOT, runSvc, tempDir } from '../helpers/cli.js';
+
+const home = tempDir();
+afterAll(removeTempDirs);
+
+describe('svc basics', () => {
+  it('--version prints the package.json version', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const result = await runSvc(['--version'], { home });
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+  });
+
+  it('--help exits 0 and lists the api, auth and serve commands', async () => {
+    const result = await runSvc(['--help'], { home });
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stdout).toContain('svc api developer apps create');
+    expect(result.stdout).toContain('svc auth login');
+    expect(result.stdout).toContain('svc auth status');
+    expect(result.stdout).toContain('svc auth logout');
+    expect(result.stdout).toContain('svc serve');
+  });
+
+  it('every command accepts --help and exits 0', async () => {
+    const manifest = loadBuiltManifest();
+    expect(manifest.length).toBeGreaterThanOrEqual(48);
+    const commands = [
+      ...manifest.map((op) => ['api', ...op.cli]),
+      ['auth', 'login'],
+      ['auth', 'status'],
+      ['auth', 'logout'],
+      ['serve'],
+    ];
+    const failures: string[] = [];
+    await mapLimit(commands, 6, async (words) => {
+      const result = await runSvc([...words, '--help'], { home });
+      // The detailed help of that command, not the general listing: its usage line spells it.
+      if (result.code !== 0 || !result.stdout.includes(`$ svc ${words.join(' ')}`)) {
+        failures.push(`svc ${words.join(' ')} --help → ${explain(result)}`);
+      }
+    });
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  it('-h works like --help', async () => {
+    for (const words of [[], ['api', 'developer', 'apps', 'list'], ['auth', 'login'], ['serve']]) {
+      const result = await runSvc([...words, '-h'], { home });
+      expect(result.code, explain(result)).toBe(0);
+      expect(result.stdout).toContain(words.length === 0 ? 'svc auth login' : `$ svc ${words.join(' ')}`);
+    }
+  });
+
+  it('an unknown command exits 2 with the error on stderr', async () => {
+    for (const args of [['bogus'], ['api', 'developer', 'apps', 'bogus']]) {
+      const result = await runSvc(args, { home });
+      expect(result.code, explain(result)).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/command not found/i);
+    }
+  });
+
+  it('an unknown option exits 2', async () => {
+    const result = await runSvc(['api', 'developer', 'apps', 'list', '--no-such-flag'], { home });
+    expect(result.code, explain(result)).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+});

@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DIST_CLI, DIST_MAIN } from '../helpers/cli.js';
+
+/** Relative specifiers written as string literals: `import … from "./x.js"`, `import "./x.js"`, `export … from "./x.js"`, `import("./x.js")`. */
+const STATIC_IMPORT = /\b(?:import|export)\s*(?:[\w*{}\s,$]+\s*from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
+const DYNAMIC_IMPORT = /\bimport\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+
+/** Every bundle file reachable from `entry` through relative imports with literal specifiers. */
+function reachableFiles(entry: string): Map<string, string> {
+  const seen = new Map<string, string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    if (seen.has(file)) continue;
+    expect(existsSync(file), `${file} is imported but missing`).toBe(true);
+    const source = readFileSync(file, 'utf8');
+    seen.set(file, source);
+    for (const pattern of [STATIC_IMPORT, DYNAMIC_IMPORT]) {
+      for (const match of source.matchAll(pattern)) queue.push(resolve(dirname(file), match[1] as string));
+    }
+  }
+  return seen;
+}
+
+describe('the CLI bundle', () => {
+  const files = reachableFiles(DIST_MAIN);
+  const names = [...files.keys()].map((file) => basename(file));
+
+  it('reaches the command chunks from main.js (the walk itself works)', () => {
+    expect(names).toContain('main.js');
+    const run = names.find((name) => /^run-[\w-]+\.js$/.test(name));
+    expect(run, `no run chunk among ${names.join(', ')}`).toBeDefined();
+    const everything = [...files.values()].join('\n');
+    // Commands of every hot path are in the reached code, and so are esbuild's path comments.
+    for (const marker of ['svc server listening on', 'svc auth login', 'Not logged in', 'api-manifest.json']) expect(everything).toContain(marker);
+    expect(everything).toMatch(/^\/\/ node_modules\/clipanion\//m);
+    expect(everything).toMatch(/^\/\/ src\/cli\//m);
+  });
+
+  it('never loads Ink or React on the api, auth and serve paths', () => {
+    const offenders = [...files].filter(([, source]) => /node_modules\/(ink|react)\//.test(source)).map(([file]) => basename(file));
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the contract (zod operations) out of the CLI chunks', () => {
+    const run = [...files].find(([file]) => /^run-[\w-]+\.js$/.test(basename(file)));
+    expect(run).toBeDefined();
+    expect(run![1]).not.toContain('src/contract/operations');
+    const offenders = [...files].filter(([, source]) => source.includes('src/contract/operations')).map(([file]) => basename(file));
+    expect(offenders).toEqual([]);
+  });
+
+  it('ships the operation manifest beside the bundle', () => {
+    expect(existsSync(join(DIST_CLI, 'api-manifest.json'))).toBe(true);
+  });
+});

@@ -1,0 +1,144 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, expect } from 'vitest';
+import type { z } from 'zod';
+import type { AppCreateBody } from '../../src/contract/schemas/apps.js';
+import { creditsToMicro } from '../../server/store/money.js';
+import { startTestServer, type TestServer } from './server.js';
+
+export const API = '/api/v1';
+
+type Response = Awaited<ReturnType<TestServer['call']>>;
+
+/** `/api/v1/developer/apps/{app_uuid}/…rest`. */
+export function appPath(appUuid: string, ...rest: string[]): string {
+  return [`${API}/developer/apps/${appUuid}`, ...rest].join('/');
+}
+
+/**
+ * A fresh server (in-memory database, manual clock) for every test of the calling file. The
+ * returned object stands for the current test's server, so tests read `t.call(…)`.
+ */
+export function useTestServer(options: Parameters<typeof startTestServer>[0] = {}): TestServer {
+  let current: TestServer | undefined;
+  beforeEach(async () => {
+    current = await startTestServer(options);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, property) {
+      if (!current) throw new Error('the test server only exists inside a test');
+      return Reflect.get(current, property);
+    },
+  });
+}
+
+/**
+ * Asserts an error answer: the status, the exact OpenAI-shaped body
+ * `{error: {message, type, code, param}}`, and whichever of type/code/param are given.
+ */
+export function expectApiError(
+  response: Response,
+  status: number,
+  expected: { type?: string; code?: string | null; param?: string | null } = {},
+): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status });
+  expect(Object.keys(response.body ?? {})).toEqual(['error']);
+  const error = response.body.error;
+  expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'type']);
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  expect(typeof error.type).toBe('string');
+  expect(error.code === null || typeof error.code === 'string').toBe(true);
+  expect(error.param === null || typeof error.param === 'string').toBe(true);
+  expect(error).toMatchObject(expected);
+}
+
+/** Asserts a success status, showing the error body when it is not. */
+export function expectStatus(response: Response, status: number): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status });
+}
+
+/** A random wallet address in mixed case (the API answers in lower case). */
+export function randomAddress(): string {
+  const hex = randomBytes(20).toString('hex');
+  return `0x${[...hex].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join('')}`;
+}
+
+/** A syntactically valid API key that was never issued. */
+export function unknownApiKey(kind: 'live' | 'test' = 'live'): string {
+  return `svc_${kind}_${'A'.repeat(40)}`;
+}
+
+type AppFields = Partial<z.input<typeof AppCreateBody>>;
+
+/**
+ * Creates an app for a developer directly through the services (no HTTP), optionally holding a
+ * starting balance, so tests can set up funded apps without a payment flow.
+ */
+export async function createAppDirectly(
+  t: TestServer,
+  developerId: string,
+  options: AppFields & { balanceCredits?: number } = {},
+) {
+  const { balanceCredits = 0, ...fields } = options;
+  return t.server.services.apps.create(
+    developerId,
+    {
+      name: fields.name ?? 'Test app',
+      app_type: fields.app_type ?? 'standard',
+      default_user_credits: fields.default_user_credits ?? 0,
+      allowed_origins: fields.allowed_origins ?? [],
+    },
+    balanceCredits > 0
+      ? { amountMicro: creditsToMicro(balanceCredits), kind: 'test_grant', idempotencyKey: `test-grant:${randomUUID()}` }
+      : undefined,
+  );
+}
+
+/** The bootstrap developer's id (the owner of `t.appUuid`, `t.liveKey`, `t.testKey`). */
+export function ownerId(t: TestServer): string {
+  const bootstrap = t.server.bootstrap;
+  if (!bootstrap) throw new Error('expected a bootstrapped server');
+  return bootstrap.developerId;
+}
+
+/** A funded app of the owner, created without HTTP. */
+export async function createOwnerApp(t: TestServer, options: AppFields & { balanceCredits?: number } = {}) {
+  return createAppDirectly(t, ownerId(t), options);
+}
+
+/** A second developer account with one app and a live key for it. */
+export async function addDeveloper(t: TestServer, name = 'developer-b') {
+  const developer = await t.server.store.developers.create({
+    id: `dev_${randomUUID().replaceAll('-', '')}`,
+    name,
+    createdAt: t.clock.now().toISOString(),
+  });
+  const app = await createAppDirectly(t, developer.id, { name: `${name} app` });
+  const key = await t.server.services.apiKeys.create(app.appUuid, { name: 'b key', is_test: false });
+  return { developerId: developer.id, appUuid: app.appUuid, key: key.secret };
+}
+
+/** Creates an app through the API and returns its body. */
+export async function createApp(t: TestServer, body: Record<string, unknown> = {}, key?: string) {
+  const response = await t.call('POST', `${API}/developer/apps`, { body: { name: 'My app', ...body }, key });
+  expectStatus(response, 201);
+  return response.body;
+}
+
+/** Creates an API key through the API and returns its body (with `secret`). */
+export async function createKey(t: TestServer, appUuid: string, body: Record<string, unknown> = {}) {
+  const response = await t.call('POST', appPath(appUuid, 'api-keys'), { body });
+  expectStatus(response, 201);
+  return response.body;
+}
+
+/** The app as the API shows it. */
+export async function getApp(t: TestServer, appUuid: string) {
+  const response = await t.call('GET', appPath(appUuid));
+  expectStatus(response, 200);
+  return response.body;
+}
