@@ -24,7 +24,8 @@ export const insufficientCredits = (message: string) =>
   new ApiError(402, 'insufficient_credits', message, 'insufficient_credits');
 export const forbidden = (message: string, code = 'permission_denied') =>
   new ApiError(403, 'permission_denied', message, code);
-export const notFound = (message: string, code = 'not_found') => new ApiError(404, 'not_found', message, code);
+export const notFound = (message: string, code = 'not_found', param: string | null = null) =>
+  new ApiError(404, 'not_found', message, code, param);
 export const conflict = (message: string, code = 'conflict') => new ApiError(409, 'conflict', message, code);
 export const notImplemented = (operationId: string) =>
   new ApiError(

@@ -2,12 +2,14 @@ import { developerAppsHandlers } from './developer-apps.js';
 import { developerIdpHandlers } from './developer-idp.js';
 import { developerKeysHandlers } from './developer-keys.js';
 import { developerUsersHandlers } from './developer-users.js';
+import { inferenceHandlers } from './inference.js';
 import { systemHandlers } from './system.js';
 import type { HandlerTable } from './types.js';
 
 /** Every implemented operation. One file per group; an operation missing here answers 501. */
 export const handlers: HandlerTable = {
   ...systemHandlers,
+  ...inferenceHandlers,
   ...developerAppsHandlers,
   ...developerKeysHandlers,
   ...developerIdpHandlers,

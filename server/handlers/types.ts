@@ -3,6 +3,7 @@ import type { BodyOf, ParamsOf, QueryOf, ResponseOf } from '../../src/contract/o
 import type { Operation, OperationId } from '../../src/contract/operations/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services/index.js';
+import type { SseReply } from '../http/sse.js';
 
 export type OperationOf<Id extends OperationId> = Extract<Operation, { id: Id }>;
 
@@ -26,7 +27,8 @@ export interface HandlerContext<O> {
   request: RequestInfo;
 }
 
-export type Handler<O> = (context: HandlerContext<O>) => Promise<ResponseOf<O>>;
+/** A handler answers with the operation's response, or — for streaming operations — a stream. */
+export type Handler<O> = (context: HandlerContext<O>) => Promise<ResponseOf<O> | SseReply>;
 
 /** Operation id → handler. An operation without a handler answers 501. */
 export type HandlerTable = { [Id in OperationId]?: Handler<OperationOf<Id>> };

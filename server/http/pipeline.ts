@@ -7,6 +7,7 @@ import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
 import { parseJsonBody, readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
+import { formatEvent, SseReply } from './sse.js';
 import type { createRouter } from './router.js';
 import { parseOrThrow } from './validate.js';
 
@@ -32,6 +33,34 @@ function queryObject(url: URL): Record<string, string> {
 
 function describeUnexpected(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** Writes a stream of server-sent events; a client that goes away ends the iteration early. */
+async function writeStream(res: ServerResponse, reply: SseReply): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  const iterator = reply.events[Symbol.asyncIterator]();
+  try {
+    while (!res.destroyed) {
+      const next = await iterator.next();
+      if (next.done) break;
+      if (!res.write(formatEvent(next.value))) {
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    }
+  } finally {
+    // Lets the producer settle what it has produced, whether the stream ended or was cut.
+    await iterator.return?.();
+    res.end();
+  }
 }
 
 /** The request pipeline: route → authenticate → parse → handle → respond. */
@@ -74,7 +103,7 @@ export function createPipeline(options: PipelineOptions) {
       services,
       request: { id: requestId, headers: req.headers, rawBody, signal, origin: `http://${host}` },
     } as Parameters<Handler<AnyOperation>>[0]);
-    if (res.writableEnded) return; // the handler answered itself (streams)
+    if (result instanceof SseReply) return writeStream(res, result);
     if (options.validateResponses) {
       const check = operation.response.safeParse(result);
       if (!check.success) {

@@ -5,6 +5,8 @@ import { createApiKeysService } from './api-keys.js';
 import { createAppsService } from './apps.js';
 import { createIdpService } from './idp.js';
 import { createUsersService } from './users.js';
+import { createProviderRegistry } from '../providers/registry.js';
+import { createChatService } from './inference/chat.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -14,7 +16,10 @@ export interface ServiceDeps {
 
 /** Every service, wired once per server. */
 export function createServices(deps: ServiceDeps) {
+  const registry = createProviderRegistry();
   return {
+    registry,
+    chat: createChatService({ ...deps, registry }),
     version: deps.version,
     clock: deps.clock,
     auth: createAuthenticator(deps),

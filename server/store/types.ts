@@ -109,6 +109,27 @@ export class InsufficientFundsError extends Error {
   }
 }
 
+/** Whose balance a request draws on (DESIGN §5). */
+export type Payer = { kind: 'app'; appUuid: string } | { kind: 'user'; appUuid: string; address: string };
+
+export interface UsageEvent {
+  requestId: string;
+  appUuid: string;
+  keyId: string | null;
+  address: string | null;
+  provider: string;
+  model: string;
+  operation: string;
+  inputTokens: number;
+  outputTokens: number;
+  costMicro: number;
+  latencyMs: number;
+  ttftMs: number | null;
+  status: 'ok' | 'error' | 'canceled';
+  errorCode: string | null;
+  at: string;
+}
+
 export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
@@ -150,6 +171,20 @@ export interface Store {
     /** Moves credits from the app's balance to the user's (creating the user when unknown). */
     topUp(appUuid: string, address: string, amountMicro: number, at: string): Promise<AppUserRecord>;
     setCreditLimit(appUuid: string, address: string, limitMicro: number | null, at: string): Promise<AppUserRecord>;
+  };
+  readonly metering: {
+    /**
+     * Reserves `amountMicro` of the payer's available balance (balance minus what is held).
+     * Returns the available amount it saw when that is not enough; nothing is held then.
+     */
+    hold(payer: Payer, amountMicro: number): Promise<{ ok: true } | { ok: false; availableMicro: number }>;
+    /**
+     * Releases a hold and charges the real cost in one transaction, with its ledger entry and
+     * usage row. The charge never exceeds what the payer has.
+     */
+    settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent): Promise<{ chargedMicro: number }>;
+    /** Balance and held amount of a payer, in micro-credits. */
+    balance(payer: Payer): Promise<{ balanceMicro: number; heldMicro: number }>;
   };
   close(): Promise<void>;
 }

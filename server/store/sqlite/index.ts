@@ -3,6 +3,7 @@ import { createLedger } from './ledger.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
+import { createMeteringRepository } from './metering.js';
 import type { Store } from '../types.js';
 
 /** The embedded default store: one SQLite file (or `:memory:`). */
@@ -25,6 +26,7 @@ export function createSqliteStore(file: string): Store {
     apps: createAppsRepository(db, ledger),
     apiKeys: createApiKeysRepository(db),
     users: createUsersRepository(db, ledger),
+    metering: createMeteringRepository(db, ledger),
     async close() {
       if (db.open) db.close();
     },

@@ -84,4 +84,29 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'usage events: one row per metered request',
+    sql: `
+      CREATE TABLE usage_events (
+        id             INTEGER PRIMARY KEY,
+        request_id     TEXT NOT NULL,
+        app_uuid       TEXT NOT NULL,
+        key_id         TEXT,
+        address        TEXT,
+        provider       TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        operation      TEXT NOT NULL,
+        input_tokens   INTEGER NOT NULL DEFAULT 0,
+        output_tokens  INTEGER NOT NULL DEFAULT 0,
+        cost_micro     INTEGER NOT NULL DEFAULT 0,
+        latency_ms     INTEGER NOT NULL,
+        ttft_ms        INTEGER,
+        status         TEXT NOT NULL,
+        error_code     TEXT,
+        created_at     TEXT NOT NULL
+      );
+      CREATE INDEX usage_events_app_time ON usage_events (app_uuid, created_at);
+    `,
+  },
 ];

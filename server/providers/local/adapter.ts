@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import type { ChatCall, ChatChunk, ChatCompletionJson, ModelEntry, ProviderAdapter } from '../types.js';
+import { contentText, echoTurn, estimateTokens, streamPieces } from './echo.js';
+import { embedText, LOCAL_EMBED_DIMENSIONS, tokensToText } from './embed.js';
+
+/** The offline provider: always present, free, deterministic. */
+export const localModels: ModelEntry[] = [
+  {
+    id: 'local/echo',
+    provider: 'local',
+    model: 'echo',
+    inputPrice: 0,
+    outputPrice: 0,
+    contextLength: 131_072,
+    defaultMaxOutputTokens: 4096,
+    capabilities: ['chat', 'tools', 'responses'],
+  },
+  {
+    id: 'local/embed',
+    provider: 'local',
+    model: 'embed',
+    inputPrice: 0,
+    outputPrice: 0,
+    contextLength: 8192,
+    defaultMaxOutputTokens: 0,
+    capabilities: ['embeddings'],
+  },
+];
+
+const promptTokens = (call: ChatCall) =>
+  call.body.messages.reduce((sum, m) => sum + estimateTokens(contentText(m.content)) + 4, 0);
+
+function completionId(): string {
+  return `chatcmpl-${randomBytes(12).toString('hex')}`;
+}
+
+function aborted(signal: AbortSignal): never {
+  throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+export function createLocalAdapter(): ProviderAdapter {
+  const offered = (call: ChatCall) => (call.body.tool_choice === 'none' ? [] : (call.body.tools ?? []).map((t) => t.function.name));
+
+  return {
+    async chat(call) {
+      if (call.signal.aborted) aborted(call.signal);
+      const turn = echoTurn(call.body.messages, offered(call));
+      const input = promptTokens(call);
+      const answer = (message: ChatCompletionJson['choices'][number]['message'], finishReason: string, output: number) => ({
+        usage: { inputTokens: input, outputTokens: output },
+        completion: {
+          id: completionId(),
+          object: 'chat.completion' as const,
+          created: Math.floor(Date.now() / 1000),
+          model: `local/${call.model}`,
+          choices: [{ index: 0, message, finish_reason: finishReason }],
+          usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+        },
+      });
+      if (turn.kind === 'tool_call') {
+        const toolCall = { id: turn.id, type: 'function' as const, function: { name: turn.name, arguments: turn.arguments } };
+        return answer({ role: 'assistant', content: null, tool_calls: [toolCall] }, 'tool_calls', estimateTokens(turn.arguments) + 8);
+      }
+      const limit = call.body.max_completion_tokens ?? call.body.max_tokens ?? Number.POSITIVE_INFINITY;
+      const pieces = streamPieces(turn.text);
+      const kept = pieces.slice(0, limit);
+      return answer({ role: 'assistant', content: kept.join('') }, kept.length < pieces.length ? 'length' : 'stop', kept.length);
+    },
+
+    async *chatStream(call) {
+      const { completion, usage } = await this.chat(call);
+      const choice = completion.choices[0];
+      const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
+      const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: string | null = null): ChatChunk => ({
+        ...base,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+      yield chunk({ role: 'assistant', content: '' });
+      const toolCalls = choice?.message.tool_calls;
+      if (toolCalls && toolCalls.length > 0) {
+        for (const [index, toolCall] of toolCalls.entries()) {
+          // Arguments arrive in fragments, as real upstreams send them.
+          yield chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } }] });
+          for (const piece of toolCall.function.arguments.match(/.{1,8}/gs) ?? []) {
+            if (call.signal.aborted) aborted(call.signal);
+            yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+          }
+        }
+      } else {
+        for (const piece of streamPieces(choice?.message.content ?? '')) {
+          if (call.signal.aborted) aborted(call.signal);
+          yield chunk({ content: piece });
+        }
+      }
+      yield {
+        ...chunk({}, choice?.finish_reason ?? 'stop'),
+        usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+      };
+    },
+
+    async embeddings(call) {
+      const dimensions = call.dimensions ?? LOCAL_EMBED_DIMENSIONS;
+      const texts = call.inputs.map((input) => (typeof input === 'string' ? input : tokensToText(input)));
+      return {
+        vectors: texts.map((text) => Array.from(embedText(text, dimensions))),
+        inputTokens: call.inputs.reduce<number>((sum, input) => sum + (typeof input === 'string' ? estimateTokens(input) : input.length), 0),
+      };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { ChatCompletion, ChatCompletionBody } from '../../src/contract/schemas/inference.js';
+
+/** Tokens as the upstream counted them. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type ChatBody = z.output<typeof ChatCompletionBody>;
+export type ChatCompletionJson = z.input<typeof ChatCompletion>;
+
+/** One OpenAI `chat.completion.chunk`, the common currency of every streaming adapter. */
+export interface ChatChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: {
+        index: number;
+        id?: string;
+        type?: 'function';
+        function?: { name?: string; arguments?: string };
+      }[];
+    };
+    finish_reason: string | null;
+  }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+}
+
+export interface ChatCall {
+  /** The model at the provider (the part after `<provider>/`). */
+  model: string;
+  body: ChatBody;
+  signal: AbortSignal;
+}
+
+export interface EmbeddingCall {
+  model: string;
+  /** Each input as text or as token ids. */
+  inputs: (string | number[])[];
+  dimensions?: number;
+  signal: AbortSignal;
+}
+
+export interface EmbeddingResult {
+  vectors: number[][];
+  inputTokens: number;
+}
+
+/** What a provider can do, in OpenAI's shapes; adapters translate everything else. */
+export interface ProviderAdapter {
+  chat(call: ChatCall): Promise<{ completion: ChatCompletionJson; usage: TokenUsage }>;
+  /** Chunks as they arrive; the last one carries `usage` when the upstream reports it. */
+  chatStream(call: ChatCall): AsyncIterable<ChatChunk>;
+  embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
+}
+
+export type Capability = 'chat' | 'embeddings' | 'responses' | 'tools';
+
+export interface ModelEntry {
+  /** `<provider>/<model>`. */
+  id: string;
+  provider: string;
+  model: string;
+  /** USD per million tokens. */
+  inputPrice: number;
+  outputPrice: number;
+  contextLength: number | null;
+  /** Output tokens held for a request that does not set `max_tokens`. */
+  defaultMaxOutputTokens: number;
+  capabilities: Capability[];
+}

@@ -1,0 +1,76 @@
+import type { Clock } from '../../clock.js';
+import { forbidden, insufficientCredits } from '../../errors.js';
+import type { ModelEntry, TokenUsage } from '../../providers/types.js';
+import { microToCredits } from '../../store/money.js';
+import type { Store, UsageEvent } from '../../store/types.js';
+import type { Caller } from './caller.js';
+import { affordableOutputTokens, costMicro } from './pricing.js';
+
+export interface MeterOptions {
+  store: Store;
+  clock: Clock;
+}
+
+/**
+ * One metered request: holds the most it can cost before the upstream call, and settles the real
+ * cost (ledger entry and usage row, in one transaction) exactly once afterwards.
+ */
+export async function openMeter(
+  deps: MeterOptions,
+  request: { caller: Caller; entry: ModelEntry; operation: string; requestId: string; inputTokens: number; maxOutputTokens: number },
+) {
+  const { caller, entry } = request;
+  if (caller.isTest && entry.provider !== 'local') {
+    throw forbidden(
+      `Test keys (svc_test_…) reach only the offline local provider; '${entry.id}' needs a live key.`,
+      'test_key_not_allowed',
+    );
+  }
+  const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
+  const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro);
+  if (!held.ok) {
+    const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro);
+    throw insufficientCredits(
+      `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
+        `(${request.inputTokens} input tokens + ${request.maxOutputTokens} output tokens of ${entry.id}), ` +
+        `and ${microToCredits(held.availableMicro)} credits are available, enough for ${affordable} output tokens. ` +
+        'Lower max_tokens or add credits.',
+    );
+  }
+  const started = deps.clock.now().getTime();
+  let firstTokenAt: number | null = null;
+  let settled = false;
+
+  return {
+    /** Marks the first token (for time-to-first-token). */
+    firstToken() {
+      firstTokenAt ??= deps.clock.now().getTime();
+    },
+    /** Charges what was produced and writes the usage row; later calls do nothing. */
+    async settle(usage: TokenUsage, status: UsageEvent['status'], errorCode: string | null = null) {
+      if (settled) return { chargedMicro: 0 };
+      settled = true;
+      const now = deps.clock.now();
+      const event: UsageEvent = {
+        requestId: request.requestId,
+        appUuid: caller.appUuid,
+        keyId: caller.keyId,
+        address: caller.address,
+        provider: entry.provider,
+        model: entry.model,
+        operation: request.operation,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        costMicro: caller.isTest ? 0 : costMicro(entry, usage),
+        latencyMs: now.getTime() - started,
+        ttftMs: firstTokenAt === null ? null : firstTokenAt - started,
+        status,
+        errorCode,
+        at: now.toISOString(),
+      };
+      return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
+    },
+  };
+}
+
+export type Meter = Awaited<ReturnType<typeof openMeter>>;
