@@ -38,6 +38,12 @@ export class ServeCommand extends SvcCommand {
     } catch (error) {
       return this.report(error);
     }
+    // Listen for the stop signals before anything else: a supervisor that reacts to the listening
+    // line may signal at once, and without a listener Node would die instead of shutting down.
+    const stopRequested = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     mkdirSync(config.home, { recursive: true, mode: 0o700 });
     const dbPath = this.db ?? join(config.home, 'server.db');
     const { startServer } = await loadServer();
@@ -66,10 +72,7 @@ export class ServeCommand extends SvcCommand {
     }
     stdout.write(`svc server listening on ${server.url}\n`);
 
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopRequested;
     stderr.write('svc: shutting down (finishing requests in flight)…\n');
     await server.close();
     return ExitCode.ok;
