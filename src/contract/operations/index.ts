@@ -12,9 +12,5 @@ export const operations = [
   ...surfaceOperations,
 ] as const satisfies readonly AnyOperation[];
 
-export const operationsById: ReadonlyMap<string, AnyOperation> = new Map(
-  operations.map((op) => [op.id, op as AnyOperation]),
-);
-
 export type Operation = (typeof operations)[number];
 export type OperationId = Operation['id'];
