@@ -24,6 +24,15 @@ export function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/**
+ * The public part of a key: shown in lists, and the index keys are found by. It holds four random
+ * characters, so few keys share one; the secret itself is only ever compared as a hash, in
+ * constant time.
+ */
+export function keyPrefix(secret: string): string {
+  return `${secret.slice(0, 13)}…`;
+}
+
 export interface GeneratedKey {
   keyId: string;
   secret: string;
@@ -37,7 +46,7 @@ export function generateApiKey(isTest: boolean): GeneratedKey {
   return {
     keyId: `key_${randomBase62(20)}`,
     secret,
-    prefix: `${secret.slice(0, 13)}…`,
+    prefix: keyPrefix(secret),
     secretHash: hashSecret(secret),
   };
 }

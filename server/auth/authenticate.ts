@@ -3,7 +3,7 @@ import type { AuthScheme } from '../../src/contract/operation.js';
 import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { hashSecret, KEY_PATTERN } from './api-keys.js';
+import { hashSecret, KEY_PATTERN, keyPrefix, sameHash } from './api-keys.js';
 import type { Principal } from './principal.js';
 
 /** Last-use times are written at most this often per key, to keep requests off the disk. */
@@ -26,7 +26,10 @@ function readCredentials(headers: IncomingHttpHeaders): Credentials {
 export function createAuthenticator(deps: { store: Store; clock: Clock }) {
   async function byApiKey(secret: string): Promise<Principal> {
     if (!KEY_PATTERN.test(secret)) throw unauthorized('The API key is malformed: it should look like svc_live_… or svc_test_….', 'invalid_api_key');
-    const owner = await deps.store.apiKeys.findBySecretHash(hashSecret(secret));
+    const hash = hashSecret(secret);
+    // Found by the public prefix, then the hashes are compared in constant time.
+    const candidates = await deps.store.apiKeys.findByPrefix(keyPrefix(secret));
+    const owner = candidates.find((candidate) => sameHash(candidate.secretHash, hash));
     if (!owner) throw unauthorized('The API key is not valid (deleted, or never issued).', 'invalid_api_key');
     const now = deps.clock.now();
     await deps.store.apiKeys.touch(

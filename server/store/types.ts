@@ -154,8 +154,8 @@ export interface Store {
     create(key: NewApiKey): Promise<ApiKeyRecord>;
     list(appUuid: string, page: Page): Promise<PageOf<ApiKeyRecord>>;
     delete(appUuid: string, keyId: string, at: string): Promise<boolean>;
-    /** The live key with this secret hash, with its (not deleted) app; null otherwise. */
-    findBySecretHash(secretHash: string): Promise<KeyOwner | null>;
+    /** The live keys with this public prefix (usually one), with their apps and secret hashes. */
+    findByPrefix(prefix: string): Promise<(KeyOwner & { secretHash: string })[]>;
     /** Records use; writes only when the last recorded use is older than `staleBefore`. */
     touch(keyId: string, at: string, staleBefore: string): Promise<void>;
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hashSecret, keyPrefix } from '../../server/auth/api-keys.js';
 import {
   addDeveloper,
   API,
@@ -32,6 +33,28 @@ describe('authentication', () => {
     for (const key of [unknownApiKey('live'), unknownApiKey('test')]) {
       expectApiError(await t.call('GET', APPS, { key }), 401, { type: 'authentication_error', code: 'invalid_api_key' });
     }
+  });
+
+  it('refuses a key that shares a real key’s public prefix but not its secret', async () => {
+    const last = t.liveKey.at(-1) === 'A' ? 'B' : 'A';
+    const forged = `${t.liveKey.slice(0, -1)}${last}`;
+    expectApiError(await t.call('GET', APPS, { key: forged }), 401, { code: 'invalid_api_key' });
+  });
+
+  it('tells apart keys that share a public prefix', async () => {
+    // A second key with the live key's prefix: lookup by prefix finds both, the hash decides.
+    const twin = `${t.liveKey.slice(0, 13)}${'Z'.repeat(36)}`;
+    await t.server.store.apiKeys.create({
+      keyId: 'key_twin0000000000000000',
+      appUuid: t.appUuid,
+      name: 'twin',
+      isTest: false,
+      prefix: keyPrefix(twin),
+      secretHash: hashSecret(twin),
+      at: '2026-03-01T12:00:00.000Z',
+    });
+    expectStatus(await t.call('GET', APPS, { key: twin }), 200);
+    expectStatus(await t.call('GET', APPS, { key: t.liveKey }), 200);
   });
 
   it('accepts the key as X-API-KEY', async () => {

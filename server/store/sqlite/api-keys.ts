@@ -18,10 +18,10 @@ export function createApiKeysRepository(db: Db): Store['apiKeys'] {
   const softDelete = db.prepare(
     'UPDATE api_keys SET deleted_at = ? WHERE key_id = ? AND app_uuid = ? AND deleted_at IS NULL',
   );
-  const selectByHash = db.prepare<[string], KeyRow & AppRow>(
-    `SELECT ${KEY_COLUMNS}, ${APP_COLUMNS} FROM api_keys k
+  const selectByPrefix = db.prepare<[string], KeyRow & AppRow & { secret_hash: string }>(
+    `SELECT ${KEY_COLUMNS}, k.secret_hash, ${APP_COLUMNS} FROM api_keys k
      JOIN apps a ON a.app_uuid = k.app_uuid JOIN accounts acc ON acc.id = a.account_id
-     WHERE k.secret_hash = ? AND k.deleted_at IS NULL AND a.deleted_at IS NULL`,
+     WHERE k.prefix = ? AND k.deleted_at IS NULL AND a.deleted_at IS NULL`,
   );
   const touch = db.prepare(
     'UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
@@ -46,9 +46,8 @@ export function createApiKeysRepository(db: Db): Store['apiKeys'] {
       return softDelete.run(at, keyId, appUuid).changes === 1;
     },
 
-    async findBySecretHash(secretHash) {
-      const row = selectByHash.get(secretHash);
-      return row ? { key: toKey(row), app: toApp(row) } : null;
+    async findByPrefix(prefix) {
+      return selectByPrefix.all(prefix).map((row) => ({ key: toKey(row), app: toApp(row), secretHash: row.secret_hash }));
     },
 
     async touch(keyId, at, staleBefore) {

@@ -109,4 +109,9 @@ export const migrations: Migration[] = [
       CREATE INDEX usage_events_app_time ON usage_events (app_uuid, created_at);
     `,
   },
+  {
+    version: 3,
+    name: 'find API keys by their public prefix',
+    sql: 'CREATE INDEX api_keys_prefix ON api_keys (prefix);',
+  },
 ];
