@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { explain, runSvc, tempDir, useApiCli } from '../helpers/cli.js';
+import { explain, runSvc, useApiCli } from '../helpers/cli.js';
 
 const cli = useApiCli();
 const { home } = cli;

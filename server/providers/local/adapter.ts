@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCall, ChatChunk, ChatCompletionJson, ModelEntry, ProviderAdapter } from '../types.js';
-import { contentText, echoTurn, estimateTokens, streamPieces } from './echo.js';
+import { estimateChatInputTokens, estimateTokens } from '../tokens.js';
+import { echoTurn, streamPieces } from './echo.js';
 import { embedText, LOCAL_EMBED_DIMENSIONS, tokensToText } from './embed.js';
 
 /** The offline provider: always present, free, deterministic. */
@@ -27,9 +28,6 @@ export const localModels: ModelEntry[] = [
   },
 ];
 
-const promptTokens = (call: ChatCall) =>
-  call.body.messages.reduce((sum, m) => sum + estimateTokens(contentText(m.content)) + 4, 0);
-
 function completionId(): string {
   return `chatcmpl-${randomBytes(12).toString('hex')}`;
 }
@@ -45,7 +43,7 @@ export function createLocalAdapter(): ProviderAdapter {
     async chat(call) {
       if (call.signal.aborted) aborted(call.signal);
       const turn = echoTurn(call.body.messages, offered(call));
-      const input = promptTokens(call);
+      const input = estimateChatInputTokens(call.body);
       const answer = (message: ChatCompletionJson['choices'][number]['message'], finishReason: string, output: number) => ({
         usage: { inputTokens: input, outputTokens: output },
         completion: {

@@ -4,6 +4,7 @@
  * `!tool NAME {json}` and a tool NAME is offered, it calls the tool instead; after a tool result
  * it answers with text that contains the result.
  */
+import { contentText } from '../tokens.js';
 
 export interface EchoMessage {
   role: string;
@@ -15,19 +16,6 @@ export interface EchoMessage {
 export type EchoTurn =
   | { kind: 'text'; text: string }
   | { kind: 'tool_call'; id: string; name: string; arguments: string };
-
-/** The text of a message's content (a string, or a list of parts of which text parts count). */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) =>
-      typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
-        ? String((part as { text?: unknown }).text ?? '')
-        : '',
-    )
-    .join('');
-}
 
 const TOOL_LINE = /^!tool\s+([a-zA-Z0-9_-]{1,64})\s*(\{.*\})?\s*$/m;
 
@@ -60,9 +48,4 @@ export function echoTurn(messages: readonly EchoMessage[], offeredTools: readonl
 /** Splits an answer into stream pieces: words with their following whitespace. */
 export function streamPieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
-}
-
-/** A rough token count (about four characters a token), the same the gateway uses to estimate. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }

@@ -1,16 +1,10 @@
 import { ApiError } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
-import { contentText, estimateTokens } from '../../providers/local/echo.js';
+import { estimateChatInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChatBody, ChatChunk, TokenUsage } from '../../providers/types.js';
 import type { Caller } from './caller.js';
 import { openMeter, type Meter, type MeterOptions } from './meter.js';
-
-/** Tokens of a request, estimated before the call (about four characters a token). */
-export function estimateInputTokens(body: ChatBody): number {
-  const messages = body.messages.reduce((sum, m) => sum + estimateTokens(contentText(m.content)) + 4, 0);
-  return messages + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0);
-}
 
 function errorEvent(error: unknown): SseEvent {
   const api =
@@ -61,7 +55,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
   return {
     async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal) {
       const { entry, adapter } = deps.registry.resolve(body.model, 'chat');
-      const inputTokens = estimateInputTokens(body);
+      const inputTokens = estimateChatInputTokens(body);
       const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
       const meter = await openMeter(deps, { caller, entry, operation: 'chat.completions', requestId, inputTokens, maxOutputTokens });
       const call = { model: entry.model, body, signal };
