@@ -1,10 +1,33 @@
 import type { z } from 'zod';
-import { validate } from '../../src/contract/validation.js';
 import { invalidRequest } from '../errors.js';
+
+/** `messages.0.content` → `messages[0].content`, as OpenAI names parameters. */
+function paramName(path: readonly PropertyKey[]): string {
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
+    .join('');
+}
+
+function describe(issue: z.core.$ZodIssue, where: string) {
+  const base = paramName(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const param = base ? `${base}.${key}` : key;
+    return { param, message: `Unknown ${where} field '${param}'.`, code: 'unknown_field' };
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) {
+    return { param: base, message: `Missing required ${where} field '${base}'.`, code: 'missing_field' };
+  }
+  const subject = base ? `Invalid ${where} field '${base}'` : `Invalid ${where}`;
+  return { param: base || null, message: `${subject}: ${issue.message}.`, code: 'invalid_value' };
+}
 
 /** Parses a value against a contract schema, or throws a 400 that names the first bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = validate(schema, value, where);
-  if (result.ok) return result.value;
-  throw invalidRequest(result.problem.message, result.problem.param, result.problem.code);
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (!issue) throw invalidRequest(`Invalid ${where}.`);
+  const { param, message, code } = describe(issue, where);
+  throw invalidRequest(message, param, code);
 }
