@@ -75,7 +75,14 @@ export function createClient(options: ClientOptions) {
     async call<O extends OperationRef>(op: O, input: CallInput<O> = {}): Promise<ResponseOf<O>> {
       const response = await open(op, input);
       const text = await readText(response);
-      return (text ? JSON.parse(text) : null) as ResponseOf<O>;
+      try {
+        return (text ? JSON.parse(text) : null) as ResponseOf<O>;
+      } catch {
+        // Something between us and the API (a proxy, a wrong URL) answered with a page.
+        const status = response.statusCode ?? 0;
+        const body = errorBodyFrom(status, `not JSON from ${options.baseUrl} (is this an svc API?): ${text}`);
+        throw new ApiRequestError(status, { error: { ...body.error, type: 'invalid_response' } }, null);
+      }
     },
 
     /** Calls a streaming operation and yields its server-sent events as they arrive. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { explain, runSvc, tempDir, useApiCli, type RunResult } from '../helpers/cli.js';
@@ -52,6 +54,21 @@ describe('API errors (exit 1, JSON on stderr)', () => {
     expectApiError(await api(['developer', 'apps', 'list'], { SVC_API_KEY: `svc_live_${'A'.repeat(40)}` }), {
       type: 'authentication_error',
     });
+  });
+
+  it('a server that answers 200 with something other than JSON is an invalid_response', async () => {
+    const page = createServer((_req, res) => res.end('<html>login portal</html>'));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+      const result = await runSvc(['api', 'developer', 'apps', 'list', '--api-url', url], {
+        home,
+        env: { SVC_API_KEY: cli.server.liveKey },
+      });
+      expect(expectApiError(result, { type: 'invalid_response' }).message).toContain('not JSON');
+    } finally {
+      await new Promise((resolve) => page.close(resolve));
+    }
   });
 });
 
