@@ -37,6 +37,12 @@ export interface ChatCall {
   /** The model at the provider (the part after `<provider>/`). */
   model: string;
   body: ChatBody;
+  /**
+   * The output budget: the request's `max_completion_tokens`/`max_tokens`, else the model's
+   * default. The gateway holds credits for exactly this many; providers that need a limit
+   * (Anthropic) send it.
+   */
+  maxOutputTokens: number;
   signal: AbortSignal;
 }
 
@@ -53,12 +59,36 @@ export interface EmbeddingResult {
   inputTokens: number;
 }
 
+/** A Responses API request passed through to an upstream that has the API itself. */
+export interface ResponsesCall {
+  model: string;
+  /** The request body as the client sent it (validated), with `model` to be replaced. */
+  body: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** One typed event of a streamed response (`response.created`, `response.output_text.delta`, …). */
+export interface ResponseStreamEvent {
+  event: string;
+  data: Record<string, unknown> & { type: string };
+}
+
+/** The upstream's own Responses API; the gateway translates to chat completions without it. */
+export interface NativeResponses {
+  /** The finished (or, with `background`, queued) response object. */
+  create(call: ResponsesCall): Promise<Record<string, unknown>>;
+  stream(call: ResponsesCall): AsyncIterable<ResponseStreamEvent>;
+}
+
 /** What a provider can do, in OpenAI's shapes; adapters translate everything else. */
 export interface ProviderAdapter {
   chat(call: ChatCall): Promise<{ completion: ChatCompletionJson; usage: TokenUsage }>;
   /** Chunks as they arrive; the last one carries `usage` when the upstream reports it. */
   chatStream(call: ChatCall): AsyncIterable<ChatChunk>;
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
+  responses?: NativeResponses;
+  /** Releases connection pools at shutdown. */
+  close?(): Promise<void>;
 }
 
 export type Capability = 'chat' | 'embeddings' | 'responses' | 'tools';

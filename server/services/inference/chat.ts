@@ -58,7 +58,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const inputTokens = estimateChatInputTokens(body);
       const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
       const meter = await openMeter(deps, { caller, entry, operation: 'chat.completions', requestId, inputTokens, maxOutputTokens });
-      const call = { model: entry.model, body, signal };
+      const call = { model: entry.model, body, maxOutputTokens, signal };
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
         return new SseReply(streamChunks(adapter.chatStream(call), meter, entry.id, inputTokens, includeUsage, signal));

@@ -1,0 +1,40 @@
+import { ApiError } from '../errors.js';
+
+/**
+ * Upstream failures, as the caller sees them. The provider is named; its URL, keys and raw
+ * answer are not (an upstream's message is passed on only where the fault is the request's).
+ */
+
+export const upstreamUnreachable = (provider: string, detail: string) =>
+  new ApiError(502, 'upstream_error', `The provider '${provider}' could not be reached (${detail}).`, 'upstream_unreachable');
+
+export const upstreamTimeout = (provider: string, phase: 'connect' | 'first byte' | 'idle') =>
+  new ApiError(504, 'upstream_timeout', `The provider '${provider}' timed out (${phase}).`, 'upstream_timeout');
+
+export const upstreamFailed = (provider: string, status: number) =>
+  new ApiError(502, 'upstream_error', `The provider '${provider}' failed (HTTP ${status}).`, 'upstream_error');
+
+export const upstreamBadResponse = (provider: string, detail: string) =>
+  new ApiError(502, 'upstream_error', `The provider '${provider}' sent an answer that could not be read (${detail}).`, 'upstream_bad_response');
+
+export const upstreamRejectedCredentials = (provider: string) =>
+  new ApiError(
+    502,
+    'upstream_error',
+    `The provider '${provider}' refused this server's credentials; the server's operator must fix its API key.`,
+    'upstream_auth_failed',
+  );
+
+export const upstreamRateLimited = (provider: string, retryAfterSeconds: number | null) =>
+  new ApiError(
+    429,
+    'rate_limit_exceeded',
+    `The provider '${provider}' is rate-limiting this server${retryAfterSeconds !== null ? `; retry after ${retryAfterSeconds} s` : ''}.`,
+    'upstream_rate_limited',
+    null,
+    retryAfterSeconds !== null ? { 'retry-after': String(retryAfterSeconds) } : {},
+  );
+
+/** The upstream refused the request itself (400, 404, 413, 422): the caller can fix it. */
+export const upstreamRejectedRequest = (provider: string, status: number, message: string) =>
+  new ApiError(400, 'invalid_request_error', `The provider '${provider}' refused the request (HTTP ${status}): ${message}`, 'upstream_rejected');
