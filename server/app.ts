@@ -11,9 +11,12 @@ import { createRouter } from './http/router.js';
 import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
 import { createSqliteStore } from './store/sqlite/index.js';
+import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
 import type { Store } from './store/types.js';
 
 export interface StartOptions extends ServerSettings {
+  /** Upstream providers, built (tests inject fakes); the local provider is always there. */
+  providers?: UpstreamProvider[];
   clock?: Clock;
   log?: (line: string) => void;
 }
@@ -31,10 +34,11 @@ export interface RunningServer {
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
+  const { providers: _providers, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
   const store = createSqliteStore(settings.dbPath);
-  const services = createServices({ store, clock, version: VERSION });
+  const registry = createProviderRegistry(options.providers ?? []);
+  const services = createServices({ store, clock, version: VERSION, registry });
 
   const handle = createPipeline({
     router: createRouter(operations as readonly AnyOperation[]),

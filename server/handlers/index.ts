@@ -4,12 +4,14 @@ import { developerKeysHandlers } from './developer-keys.js';
 import { developerUsersHandlers } from './developer-users.js';
 import { inferenceHandlers } from './inference.js';
 import { systemHandlers } from './system.js';
+import { usageHandlers } from './usage.js';
 import type { HandlerTable } from './types.js';
 
 /** Every implemented operation. One file per group; an operation missing here answers 501. */
 export const handlers: HandlerTable = {
   ...systemHandlers,
   ...inferenceHandlers,
+  ...usageHandlers,
   ...developerAppsHandlers,
   ...developerKeysHandlers,
   ...developerIdpHandlers,

@@ -1,7 +1,15 @@
 import { callerOf } from '../services/inference/caller.js';
+import { toolCatalog } from '../services/tool-catalog.js';
 import type { HandlerTable } from './types.js';
 
 export const inferenceHandlers: HandlerTable = {
   'chat.completions': async ({ principal, body, services, request }) =>
     services.chat.complete(callerOf(principal), body, request.id, request.signal),
+
+  'embeddings.create': async ({ principal, body, services, request }) =>
+    services.embeddings.create(callerOf(principal), body, request.id, request.signal),
+
+  'models.list': async ({ query, services }) => services.models.list(query),
+
+  'tools.list': async () => ({ object: 'list', data: toolCatalog }),
 };

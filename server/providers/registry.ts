@@ -11,7 +11,13 @@ export interface ResolvedModel {
  * The models this server can serve, by `<provider>/<model>` id. The `local` provider is always
  * present; upstream providers are added from the environment and the providers file.
  */
-export function createProviderRegistry(providers: { id: string; adapter: ProviderAdapter; models: ModelEntry[] }[] = []) {
+export interface UpstreamProvider {
+  id: string;
+  adapter: ProviderAdapter;
+  models: ModelEntry[];
+}
+
+export function createProviderRegistry(providers: UpstreamProvider[] = []) {
   const all = [{ id: 'local', adapter: createLocalAdapter(), models: localModels }, ...providers];
   const byProvider = new Map(all.map((p) => [p.id, p]));
   const models = all.flatMap((p) => p.models);

@@ -1,32 +1,38 @@
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/types.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { createApiKeysService } from './api-keys.js';
 import { createAppsService } from './apps.js';
 import { createIdpService } from './idp.js';
-import { createUsersService } from './users.js';
-import { createProviderRegistry } from '../providers/registry.js';
 import { createChatService } from './inference/chat.js';
+import { createEmbeddingsService } from './inference/embeddings.js';
+import { createModelsService } from './models.js';
+import { createUsageService } from './usage.js';
+import { createUsersService } from './users.js';
 
 export interface ServiceDeps {
   store: Store;
   clock: Clock;
   version: string;
+  registry: ProviderRegistry;
 }
 
 /** Every service, wired once per server. */
 export function createServices(deps: ServiceDeps) {
-  const registry = createProviderRegistry();
   return {
-    registry,
-    chat: createChatService({ ...deps, registry }),
     version: deps.version,
     clock: deps.clock,
+    store: deps.store,
     auth: createAuthenticator(deps),
     apps: createAppsService(deps),
     apiKeys: createApiKeysService(deps),
     idp: createIdpService(deps),
     users: createUsersService(deps),
+    models: createModelsService(deps),
+    chat: createChatService(deps),
+    embeddings: createEmbeddingsService(deps),
+    usage: createUsageService(deps),
   };
 }
 

@@ -130,6 +130,23 @@ export interface UsageEvent {
   at: string;
 }
 
+export interface UsageTotals {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicro: number;
+}
+
+/** Which usage rows a report covers: an app (optionally one user of it), between two times. */
+export interface UsageFilter {
+  appUuid: string;
+  address?: string | null;
+  /** Inclusive, RFC 3339. */
+  start: string;
+  /** Inclusive too: a report that ends now includes what happened this millisecond. */
+  end: string;
+}
+
 export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
@@ -185,6 +202,13 @@ export interface Store {
     settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent): Promise<{ chargedMicro: number }>;
     /** Balance and held amount of a payer, in micro-credits. */
     balance(payer: Payer): Promise<{ balanceMicro: number; heldMicro: number }>;
+  };
+  readonly usage: {
+    byModel(filter: UsageFilter): Promise<(UsageTotals & { provider: string; model: string })[]>;
+    /** Totals per bucket; `bucket` is the first 10 (day) or 13 (hour) characters of the time. */
+    byBucket(filter: UsageFilter, granularity: 'day' | 'hour'): Promise<(UsageTotals & { bucket: string })[]>;
+    /** Totals per user, most credits first; requests made with API keys count as address null. */
+    byUser(filter: UsageFilter, page: Page): Promise<PageOf<UsageTotals & { address: string | null }>>;
   };
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { estimateChatInputTokens, estimateTokens } from '../../providers/tokens.
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChatBody, ChatChunk, TokenUsage } from '../../providers/types.js';
 import type { Caller } from './caller.js';
-import { openMeter, type Meter, type MeterOptions } from './meter.js';
+import { errorCode, openMeter, type Meter, type MeterOptions } from './meter.js';
 
 function errorEvent(error: unknown): SseEvent {
   const api =
@@ -26,7 +26,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
     let usage: TokenUsage | null = null;
     let produced = '';
     let status: 'ok' | 'error' | 'canceled' = 'ok';
-    let errorCode: string | null = null;
+    let failure: string | null = null;
     try {
       for await (const chunk of chunks) {
         if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
@@ -43,12 +43,12 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       yield { data: '[DONE]' };
     } catch (error) {
       status = signal.aborted ? 'canceled' : 'error';
-      errorCode = error instanceof ApiError ? error.code : 'upstream_error';
+      failure = errorCode(error);
       if (!signal.aborted) yield errorEvent(error);
     } finally {
       if (signal.aborted && status === 'ok') status = 'canceled';
       // Only what was produced is charged when the stream ends early.
-      await meter.settle(usage ?? { inputTokens, outputTokens: estimateTokens(produced) }, status, errorCode);
+      await meter.settle(usage ?? { inputTokens, outputTokens: estimateTokens(produced) }, status, failure);
     }
   }
 
@@ -68,7 +68,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
         await meter.settle(usage, 'ok');
         return { ...completion, model: entry.id };
       } catch (error) {
-        await meter.settle({ inputTokens: 0, outputTokens: 0 }, signal.aborted ? 'canceled' : 'error', error instanceof ApiError ? error.code : 'upstream_error');
+        await meter.failed(error, signal);
         throw error;
       }
     },

@@ -1,10 +1,13 @@
 import type { Clock } from '../../clock.js';
-import { forbidden, insufficientCredits } from '../../errors.js';
+import { ApiError, forbidden, insufficientCredits } from '../../errors.js';
 import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { Store, UsageEvent } from '../../store/types.js';
 import type { Caller } from './caller.js';
 import { affordableOutputTokens, costMicro } from './pricing.js';
+
+/** The usage row's error code for a failure. */
+export const errorCode = (error: unknown) => (error instanceof ApiError ? error.code : 'upstream_error');
 
 export interface MeterOptions {
   store: Store;
@@ -69,6 +72,10 @@ export async function openMeter(
         at: now.toISOString(),
       };
       return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
+    },
+    /** Settles a request that failed before producing anything: nothing is charged. */
+    failed(error: unknown, signal: AbortSignal) {
+      return this.settle({ inputTokens: 0, outputTokens: 0 }, signal.aborted ? 'canceled' : 'error', errorCode(error));
     },
   };
 }

@@ -4,6 +4,7 @@ import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
 import { createMeteringRepository } from './metering.js';
+import { createUsageRepository } from './usage.js';
 import type { Store } from '../types.js';
 
 /** The embedded default store: one SQLite file (or `:memory:`). */
@@ -27,6 +28,7 @@ export function createSqliteStore(file: string): Store {
     apiKeys: createApiKeysRepository(db),
     users: createUsersRepository(db, ledger),
     metering: createMeteringRepository(db, ledger),
+    usage: createUsageRepository(db),
     async close() {
       if (db.open) db.close();
     },

@@ -112,6 +112,7 @@ export const migrations: Migration[] = [
   {
     version: 3,
     name: 'find API keys by their public prefix',
-    sql: 'CREATE INDEX api_keys_prefix ON api_keys (prefix);',
+    sql: `CREATE INDEX api_keys_prefix ON api_keys (prefix);
+      CREATE INDEX usage_events_app_address_time ON usage_events (app_uuid, address, created_at);`,
   },
 ];

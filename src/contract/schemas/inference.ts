@@ -222,10 +222,9 @@ export const ModelList = z.object({
 
 export const ToolList = z.object({ object: z.literal('list'), data: z.array(FunctionTool) });
 
-export const UsagePeriod = z
-  .string()
-  .regex(/^\d+[mhd]$/, 'must be a duration such as 30d, 24h or 10m')
-  .describe('7d, 30d, 90d, 180d, 365d or 10m, 30m, 1h, 6h, 12h, 24h, 72h (default 30d)');
+/** The specification's periods: aliases in days and shorter durations. */
+export const USAGE_PERIODS = ['10m', '30m', '1h', '6h', '12h', '24h', '72h', '7d', '30d', '90d', '180d', '365d'] as const;
+export const UsagePeriod = z.enum(USAGE_PERIODS).describe('Window ending now (default 30d)');
 
 export const UsageModelsQuery = z.strictObject({
   start: TimestampInput.optional().describe('Start (RFC 3339); requires end; takes precedence over period'),

@@ -1,0 +1,51 @@
+import { microToCredits } from '../store/money.js';
+import type { UsageTotals } from '../store/types.js';
+import { callerOf } from '../services/inference/caller.js';
+import type { HandlerTable } from './types.js';
+
+const totals = (row: UsageTotals) => ({
+  requests: row.requests,
+  input_tokens: row.inputTokens,
+  output_tokens: row.outputTokens,
+  credits: microToCredits(row.costMicro),
+});
+
+export const usageHandlers: HandlerTable = {
+  'credits.balance': async ({ principal, services }) => {
+    const { balanceMicro, heldMicro } = await services.store.metering.balance(callerOf(principal).payer);
+    return { credits: microToCredits(balanceMicro - heldMicro), held_credits: microToCredits(heldMicro) };
+  },
+
+  'usage.models': async ({ principal, query, services }) => {
+    const window = services.usage.modelWindow(query);
+    const caller = callerOf(principal);
+    const rows = await services.usage.byModel({ appUuid: caller.appUuid, address: caller.address, ...window });
+    return { data: rows.map((row) => ({ model: `${row.provider}/${row.model}`, ...totals(row) })), ...window };
+  },
+
+  'developer.apps.usage': async ({ principal, params, query, services }) => {
+    const app = await services.apps.get(principal.developerId, params.app_uuid);
+    const window = services.usage.appWindow(query);
+    const { buckets, totals: sum } = await services.usage.buckets({ appUuid: app.appUuid, ...window }, query.granularity);
+    return {
+      app_uuid: app.appUuid,
+      granularity: query.granularity,
+      start_time: window.start,
+      end_time: window.end,
+      data: buckets.map((bucket) => ({ start: bucket.start, ...totals(bucket) })),
+      totals: totals(sum),
+    };
+  },
+
+  'developer.apps.usage.users': async ({ principal, params, query, services }) => {
+    const app = await services.apps.get(principal.developerId, params.app_uuid);
+    const window = services.usage.appWindow(query);
+    const page = await services.usage.byUser({ appUuid: app.appUuid, ...window }, query);
+    return {
+      data: page.items.map((row) => ({ address: row.address, ...totals(row) })),
+      limit: query.limit,
+      offset: query.offset,
+      total: page.total,
+    };
+  },
+};

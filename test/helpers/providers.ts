@@ -1,0 +1,46 @@
+import { createLocalAdapter } from '../../server/providers/local/adapter.js';
+import type { UpstreamProvider } from '../../server/providers/registry.js';
+import type { ChatChunk, ModelEntry, ProviderAdapter } from '../../server/providers/types.js';
+
+/**
+ * A paid provider for metering tests: the local echo model, sold at real-looking prices.
+ * `paid/echo` costs 1000 USD per million input tokens and 2000 per million output tokens, that is
+ * 0.1 and 0.2 credits a token, so a few requests move a visible amount.
+ */
+export function pricedProvider(adapter: ProviderAdapter = createLocalAdapter()): UpstreamProvider {
+  const model = (id: string, capabilities: ModelEntry['capabilities'], maxOutput = 100): ModelEntry => ({
+    id: `paid/${id}`,
+    provider: 'paid',
+    model: id,
+    inputPrice: 1000,
+    outputPrice: 2000,
+    contextLength: 8192,
+    defaultMaxOutputTokens: maxOutput,
+    capabilities,
+  });
+  return { id: 'paid', adapter, models: [model('echo', ['chat', 'tools', 'responses']), model('embed', ['embeddings'])] };
+}
+
+/**
+ * An adapter whose stream the test releases piece by piece: it yields `before` pieces at once,
+ * then waits until the request is aborted. For testing what happens when a client goes away.
+ */
+export function stallingAdapter(before: string[]): ProviderAdapter & { aborted: Promise<void> } {
+  let markAborted: () => void = () => {};
+  const aborted = new Promise<void>((resolve) => (markAborted = resolve));
+  const base = { id: 'chatcmpl-stall', object: 'chat.completion.chunk' as const, created: 0, model: 'stall' };
+  return {
+    aborted,
+    chat: () => Promise.reject(new Error('stream only')),
+    async *chatStream(call) {
+      yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] } satisfies ChatChunk;
+      for (const piece of before) yield { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+      await new Promise<void>((_, reject) => {
+        call.signal.addEventListener('abort', () => {
+          markAborted();
+          reject(new Error('aborted'));
+        });
+      });
+    },
+  };
+}
