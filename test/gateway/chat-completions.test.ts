@@ -145,3 +145,34 @@ describe('the official openai SDK', () => {
     expect(completion.choices[0]?.message.content).toContain('sandbox');
   });
 });
+
+describe('image_model', () => {
+  const imageTool = { type: 'function', function: { name: 'generate_image', parameters: { type: 'object' } } };
+  const ask = { role: 'user', content: '!tool generate_image {"prompt":"a red bicycle","model":"cheap-model"}' };
+
+  it('rewrites the model argument of an image tool call', async () => {
+    const answer = await t.call('POST', `${API}/chat/completions`, {
+      body: { model: 'local/echo', tools: [imageTool], image_model: 'images/best', messages: [ask] },
+    });
+    const args = JSON.parse(answer.body.choices[0].message.tool_calls[0].function.arguments);
+    expect(args).toEqual({ prompt: 'a red bicycle', model: 'images/best' });
+  });
+
+  it('rewrites it also when the call arrives in streamed fragments', async () => {
+    const data = await sseData(await post({ model: 'local/echo', stream: true, tools: [imageTool], image_model: 'images/best', messages: [ask] }));
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+    const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(deltas[0]).toMatchObject({ index: 0, id: expect.any(String), function: { name: 'generate_image' } });
+    const args = deltas.map((d: { function?: { arguments?: string } }) => d.function?.arguments ?? '').join('');
+    expect(JSON.parse(args)).toEqual({ prompt: 'a red bicycle', model: 'images/best' });
+    expect(chunks.filter((c) => c.choices.length > 0).at(-1).choices[0].finish_reason).toBe('tool_calls');
+  });
+
+  it('leaves other tool calls alone', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup' } }];
+    const answer = await t.call('POST', `${API}/chat/completions`, {
+      body: { model: 'local/echo', tools, image_model: 'images/best', messages: [{ role: 'user', content: '!tool lookup {"model":"x"}' }] },
+    });
+    expect(JSON.parse(answer.body.choices[0].message.tool_calls[0].function.arguments)).toEqual({ model: 'x' });
+  });
+});

@@ -4,6 +4,7 @@ import { estimateChatInputTokens, estimateTokens } from '../../providers/tokens.
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChatBody, ChatChunk, TokenUsage } from '../../providers/types.js';
 import type { Caller } from './caller.js';
+import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { errorCode, openMeter, type Meter, type MeterOptions } from './meter.js';
 
 function errorEvent(error: unknown): SseEvent {
@@ -61,12 +62,13 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const call = { model: entry.model, body, maxOutputTokens, signal };
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
-        return new SseReply(streamChunks(adapter.chatStream(call), meter, entry.id, inputTokens, includeUsage, signal));
+        const chunks = rewriteChunks(adapter.chatStream(call), body.image_model);
+        return new SseReply(streamChunks(chunks, meter, entry.id, inputTokens, includeUsage, signal));
       }
       try {
         const { completion, usage } = await adapter.chat(call);
         await meter.settle(usage, 'ok');
-        return { ...completion, model: entry.id };
+        return { ...rewriteCompletion(completion, body.image_model), model: entry.id };
       } catch (error) {
         await meter.failed(error, signal);
         throw error;
