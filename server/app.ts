@@ -11,6 +11,7 @@ import { createRouter } from './http/router.js';
 import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
 import { createSqliteStore } from './store/sqlite/index.js';
+import { interrupted } from './services/inference/responses.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
 import type { Store } from './store/types.js';
 
@@ -39,6 +40,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const store = createSqliteStore(settings.dbPath);
   const registry = createProviderRegistry(options.providers ?? []);
   const services = createServices({ store, clock, version: VERSION, registry });
+  await store.responses.failInterrupted(interrupted('server_restarted', 'The server restarted while this response was running.'));
 
   const handle = createPipeline({
     router: createRouter(operations as readonly AnyOperation[]),
@@ -100,6 +102,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         grace.unref();
         await stopped;
         clearTimeout(grace);
+        await services.responses.shutdown();
         await store.close();
       })();
       return closing;

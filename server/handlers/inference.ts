@@ -9,6 +9,13 @@ export const inferenceHandlers: HandlerTable = {
   'embeddings.create': async ({ principal, body, services, request }) =>
     services.embeddings.create(callerOf(principal), body, request.id, request.signal),
 
+  'responses.create': async ({ principal, body, services, request }) =>
+    services.responses.create(callerOf(principal), body, request.id, request.signal),
+
+  'responses.get': async ({ principal, params, services }) => services.responses.get(callerOf(principal), params.id),
+
+  'responses.cancel': async ({ principal, params, services }) => services.responses.cancel(callerOf(principal), params.id),
+
   'models.list': async ({ query, services }) => services.models.list(query),
 
   'tools.list': async () => ({ object: 'list', data: toolCatalog }),

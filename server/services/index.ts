@@ -7,6 +7,7 @@ import { createAppsService } from './apps.js';
 import { createIdpService } from './idp.js';
 import { createChatService } from './inference/chat.js';
 import { createEmbeddingsService } from './inference/embeddings.js';
+import { createResponsesService } from './inference/responses.js';
 import { createModelsService } from './models.js';
 import { createUsageService } from './usage.js';
 import { createUsersService } from './users.js';
@@ -32,6 +33,7 @@ export function createServices(deps: ServiceDeps) {
     models: createModelsService(deps),
     chat: createChatService(deps),
     embeddings: createEmbeddingsService(deps),
+    responses: createResponsesService(deps),
     usage: createUsageService(deps),
   };
 }

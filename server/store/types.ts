@@ -147,6 +147,17 @@ export interface UsageFilter {
   end: string;
 }
 
+/** A response of the Responses API, as stored for `GET /responses/{id}`. */
+export interface StoredResponse {
+  id: string;
+  appUuid: string;
+  address: string | null;
+  status: string;
+  body: Record<string, unknown>;
+  createdAt: string;
+  expiresAt: string;
+}
+
 export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
@@ -209,6 +220,16 @@ export interface Store {
     byBucket(filter: UsageFilter, granularity: 'day' | 'hour'): Promise<(UsageTotals & { bucket: string })[]>;
     /** Totals per user, most credits first; requests made with API keys count as address null. */
     byUser(filter: UsageFilter, page: Page): Promise<PageOf<UsageTotals & { address: string | null }>>;
+  };
+  readonly responses: {
+    put(response: StoredResponse): Promise<void>;
+    /** The caller's response (same app and user), unless it has expired. */
+    get(appUuid: string, address: string | null, id: string, now: string): Promise<StoredResponse | null>;
+    /** Moves a response on, but only from one of `from` (so a cancel and a finish cannot both win). */
+    transition(id: string, from: string[], status: string, body: Record<string, unknown>): Promise<boolean>;
+    /** Marks responses left queued or running by a previous process as failed; returns how many. */
+    failInterrupted(body: (previous: Record<string, unknown>) => Record<string, unknown>): Promise<number>;
+    deleteExpired(now: string): Promise<number>;
   };
   close(): Promise<void>;
 }

@@ -44,3 +44,26 @@ export function stallingAdapter(before: string[]): ProviderAdapter & { aborted: 
     },
   };
 }
+
+/** An adapter whose (non-streamed) chat never answers until the request is aborted. */
+export function stallingChatAdapter(): ProviderAdapter & { aborted: Promise<void>; started: Promise<void> } {
+  let markAborted: () => void = () => {};
+  let markStarted: () => void = () => {};
+  const aborted = new Promise<void>((resolve) => (markAborted = resolve));
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  return {
+    aborted,
+    started,
+    chat: (call) =>
+      new Promise((_, reject) => {
+        markStarted();
+        call.signal.addEventListener('abort', () => {
+          markAborted();
+          reject(new Error('aborted'));
+        });
+      }),
+    chatStream: () => {
+      throw new Error('not streamed');
+    },
+  };
+}

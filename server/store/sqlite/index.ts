@@ -5,6 +5,7 @@ import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
 import { createMeteringRepository } from './metering.js';
 import { createUsageRepository } from './usage.js';
+import { createResponsesRepository } from './responses.js';
 import type { Store } from '../types.js';
 
 /** The embedded default store: one SQLite file (or `:memory:`). */
@@ -29,6 +30,7 @@ export function createSqliteStore(file: string): Store {
     users: createUsersRepository(db, ledger),
     metering: createMeteringRepository(db, ledger),
     usage: createUsageRepository(db),
+    responses: createResponsesRepository(db),
     async close() {
       if (db.open) db.close();
     },

@@ -115,4 +115,20 @@ export const migrations: Migration[] = [
     sql: `CREATE INDEX api_keys_prefix ON api_keys (prefix);
       CREATE INDEX usage_events_app_address_time ON usage_events (app_uuid, address, created_at);`,
   },
+  {
+    version: 4,
+    name: 'responses, kept for a bounded time',
+    sql: `
+      CREATE TABLE responses (
+        id          TEXT PRIMARY KEY,
+        app_uuid    TEXT NOT NULL,
+        address     TEXT,
+        status      TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL
+      );
+      CREATE INDEX responses_expiry ON responses (expires_at);
+    `,
+  },
 ];

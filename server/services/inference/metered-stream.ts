@@ -1,0 +1,56 @@
+import { ApiError } from '../../errors.js';
+import { estimateTokens } from '../../providers/tokens.js';
+import type { ChatChunk, TokenUsage } from '../../providers/types.js';
+import { errorCode, type Meter } from './meter.js';
+
+/** Any failure as the API's error (an unexpected one is the upstream's fault: 502). */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError
+    ? error
+    : new ApiError(502, 'upstream_error', `The upstream failed mid-stream: ${(error as Error).message}`, 'upstream_error');
+}
+
+/**
+ * Passes a chunk stream through while metering it: marks the first token, and when the stream
+ * ends — finished, failed, or cut short by the client — settles exactly once for what was
+ * produced. An upstream that reports no usage gets an estimated usage chunk at the end, so
+ * whoever reads the stream sees the numbers that were charged.
+ */
+export async function* meteredChunks(
+  chunks: AsyncIterable<ChatChunk>,
+  meter: Meter,
+  inputTokens: number,
+  signal: AbortSignal,
+): AsyncGenerator<ChatChunk> {
+  let usage: TokenUsage | null = null;
+  let produced = '';
+  let status: 'ok' | 'error' | 'canceled' = 'ok';
+  let failure: string | null = null;
+  let last: ChatChunk | null = null;
+  const estimate = (): TokenUsage => ({ inputTokens, outputTokens: estimateTokens(produced) });
+  try {
+    for await (const chunk of chunks) {
+      if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      const delta = chunk.choices[0]?.delta;
+      const piece = (delta?.content ?? '') + (delta?.tool_calls?.map((c) => c.function?.arguments ?? '').join('') ?? '');
+      if (piece) {
+        meter.firstToken();
+        produced += piece;
+      }
+      last = chunk;
+      yield chunk;
+    }
+    if (!usage && last) {
+      usage = estimate();
+      const total = usage.inputTokens + usage.outputTokens;
+      yield { ...last, choices: [], usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: total } };
+    }
+  } catch (error) {
+    status = signal.aborted ? 'canceled' : 'error';
+    failure = errorCode(error);
+    throw error;
+  } finally {
+    if (signal.aborted && status === 'ok') status = 'canceled';
+    await meter.settle(usage ?? estimate(), status, failure);
+  }
+}

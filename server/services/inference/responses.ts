@@ -1,0 +1,236 @@
+import type { z } from 'zod';
+import type { ResponseObject } from '../../../src/contract/schemas/inference.js';
+import { conflict, invalidRequest, notFound } from '../../errors.js';
+import { SseReply, type SseEvent } from '../../http/sse.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import { estimateChatInputTokens, estimateTokens } from '../../providers/tokens.js';
+import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
+import type { Caller } from './caller.js';
+import { rewriteChunks, rewriteCompletion } from './image-model.js';
+import { asApiError, meteredChunks } from './metered-stream.js';
+import { openMeter, type Meter, type MeterOptions } from './meter.js';
+import {
+  chunksToEvents,
+  completionToResponse,
+  newId,
+  responseObject,
+  toChatBody,
+  type ResponseMeta,
+  type ResponseRequest,
+} from './responses-translate.js';
+
+type Json = Record<string, unknown>;
+/** A response object; bodies from the store and from native upstreams are checked where they enter. */
+type ResponseJson = z.output<typeof ResponseObject>;
+
+/** How long a response can be read back with GET /responses/{id}. */
+export const RESPONSE_RETENTION_MS = 24 * 60 * 60 * 1000;
+const ACTIVE = ['queued', 'in_progress'];
+
+interface Prepared {
+  meta: ResponseMeta;
+  meter: Meter;
+  adapter: ProviderAdapter;
+  upstreamModel: string;
+  inputTokens: number;
+  maxOutputTokens: number;
+}
+
+/** What an upstream with its own Responses API receives: the client's body, our fields removed. */
+function nativeBody(request: ResponseRequest, upstreamModel: string): Json {
+  const { image_model: _image, messages, thinking, background: _background, stream: _stream, ...rest } = request;
+  const effort = rest.reasoning?.effort ?? (thinking?.type === 'enabled' ? 'medium' : undefined);
+  return {
+    ...rest,
+    model: upstreamModel,
+    ...(messages ? { input: messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content ?? '' })) } : {}),
+    ...(effort ? { reasoning: { ...rest.reasoning, effort } } : {}),
+  };
+}
+
+/** A usage object of the Responses API as token usage. */
+function usageOf(response: Json | undefined): TokenUsage | null {
+  const usage = response?.usage as { input_tokens?: unknown; output_tokens?: unknown } | null | undefined;
+  return typeof usage?.input_tokens === 'number' && typeof usage.output_tokens === 'number'
+    ? { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens }
+    : null;
+}
+
+/** The body of a response that a stop of the server cut short. */
+export const interrupted = (code: string, message: string) => (body: Json) => ({ ...body, status: 'failed', error: { code, message } });
+
+export function createResponsesService(deps: MeterOptions & { registry: ProviderRegistry }) {
+  const { store, clock } = deps;
+  const background = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  const owner = (caller: Caller) => ({ appUuid: caller.appUuid, address: caller.address });
+
+  async function save(caller: Caller, body: Json) {
+    const now = clock.now();
+    await store.responses.put({
+      id: String(body.id),
+      ...owner(caller),
+      status: String(body.status),
+      body,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + RESPONSE_RETENTION_MS).toISOString(),
+    });
+  }
+
+  /** Resolves the model, checks the input, and holds the most the response can cost. */
+  async function prepare(caller: Caller, request: ResponseRequest, requestId: string): Promise<Prepared> {
+    const { entry, adapter } = deps.registry.resolve(request.model, 'responses');
+    const inputTokens = adapter.responses
+      ? estimateTokens(JSON.stringify(request.input ?? request.messages ?? '') + (request.instructions ?? ''))
+      : estimateChatInputTokens(toChatBody(request));
+    const maxOutputTokens = request.max_output_tokens ?? entry.defaultMaxOutputTokens;
+    const meter = await openMeter(deps, { caller, entry, operation: 'responses', requestId, inputTokens, maxOutputTokens });
+    const meta = { id: newId('resp'), model: entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request };
+    return { meta, meter, adapter, upstreamModel: entry.model, inputTokens, maxOutputTokens };
+  }
+
+  /** Runs a response to its end and settles it. */
+  async function complete(p: Prepared, signal: AbortSignal): Promise<ResponseJson> {
+    const { meta, meter, adapter } = p;
+    try {
+      if (adapter.responses) {
+        const result = await adapter.responses.create({ model: p.upstreamModel, body: nativeBody(meta.request, p.upstreamModel), signal });
+        await meter.settle(usageOf(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
+        return { ...result, id: meta.id, model: meta.model } as ResponseJson;
+      }
+      const body = toChatBody(meta.request);
+      const { completion, usage } = await adapter.chat({ model: p.upstreamModel, body, maxOutputTokens: p.maxOutputTokens, signal });
+      await meter.settle(usage, 'ok');
+      return completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage);
+    } catch (error) {
+      await meter.failed(error, signal);
+      throw error;
+    }
+  }
+
+  /** A native stream with our id and model in it, metered from its final response. */
+  async function* nativeEvents(p: Prepared, signal: AbortSignal): AsyncGenerator<ResponseStreamEvent> {
+    let usage: TokenUsage | null = null;
+    let produced = '';
+    let status: 'ok' | 'error' | 'canceled' = 'ok';
+    try {
+      const native = p.adapter.responses;
+      if (!native) return;
+      for await (const event of native.stream({ model: p.upstreamModel, body: { ...nativeBody(p.meta.request, p.upstreamModel), stream: true }, signal })) {
+        const data = { ...event.data };
+        if (typeof data.delta === 'string') {
+          p.meter.firstToken();
+          produced += data.delta;
+        }
+        const response = data.response as Json | undefined;
+        if (response) {
+          data.response = { ...response, id: p.meta.id, model: p.meta.model };
+          usage = usageOf(response) ?? usage;
+        }
+        yield { event: event.event, data };
+      }
+    } catch (error) {
+      status = signal.aborted ? 'canceled' : 'error';
+      throw error;
+    } finally {
+      if (signal.aborted && status === 'ok') status = 'canceled';
+      await p.meter.settle(usage ?? { inputTokens: p.inputTokens, outputTokens: estimateTokens(produced) }, status);
+    }
+  }
+
+  /** Typed events as SSE; the final response is kept for GET; a failure is one `error` event. */
+  async function* sse(caller: Caller, events: AsyncIterable<ResponseStreamEvent>, signal: AbortSignal): AsyncGenerator<SseEvent> {
+    let sequence = 0;
+    try {
+      for await (const event of events) {
+        sequence = typeof event.data.sequence_number === 'number' ? event.data.sequence_number + 1 : sequence + 1;
+        if (event.event === 'response.completed' || event.event === 'response.incomplete') await save(caller, event.data.response as Json);
+        yield { event: event.event, data: JSON.stringify(event.data) };
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      const { message, code, param } = asApiError(error);
+      yield { event: 'error', data: JSON.stringify({ type: 'error', code, message, param, sequence_number: sequence }) };
+    }
+  }
+
+  /** Starts a background response: answers queued at once, runs detached, can be cancelled. */
+  async function startBackground(caller: Caller, p: Prepared): Promise<ResponseJson> {
+    const queued = responseObject(p.meta, { status: 'queued' });
+    await save(caller, queued);
+    const controller = new AbortController();
+    const done = (async () => {
+      try {
+        await store.responses.transition(p.meta.id, ['queued'], 'in_progress', { ...queued, status: 'in_progress' });
+        const result = await complete(p, controller.signal);
+        await store.responses.transition(p.meta.id, ['in_progress'], String(result.status), result);
+      } catch (error) {
+        if (controller.signal.aborted) return; // cancelled: the cancel has written the response
+        const { message, code } = asApiError(error);
+        await store.responses
+          .transition(p.meta.id, ACTIVE, 'failed', responseObject(p.meta, { status: 'failed', error: { code: code ?? 'upstream_error', message } }))
+          .catch(() => undefined);
+      } finally {
+        background.delete(p.meta.id);
+      }
+    })();
+    background.set(p.meta.id, { controller, done });
+    return queued;
+  }
+
+  return {
+    async create(caller: Caller, request: ResponseRequest, requestId: string, signal: AbortSignal) {
+      await store.responses.deleteExpired(clock.now().toISOString());
+      if (request.background && request.stream) {
+        throw invalidRequest('background and stream cannot be combined; poll GET /responses/{id} instead.', 'stream');
+      }
+      const p = await prepare(caller, request, requestId);
+      if (request.background) return startBackground(caller, p);
+      if (request.stream) {
+        const events = p.adapter.responses
+          ? nativeEvents(p, signal)
+          : chunksToEvents(
+              p.meta,
+              meteredChunks(
+                rewriteChunks(
+                  p.adapter.chatStream({ model: p.upstreamModel, body: toChatBody(request), maxOutputTokens: p.maxOutputTokens, signal }),
+                  request.image_model,
+                ),
+                p.meter,
+                p.inputTokens,
+                signal,
+              ),
+            );
+        return new SseReply(sse(caller, events, signal));
+      }
+      const result = await complete(p, signal);
+      await save(caller, result);
+      return result;
+    },
+
+    async get(caller: Caller, id: string) {
+      const stored = await store.responses.get(caller.appUuid, caller.address, id, clock.now().toISOString());
+      if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      return stored.body as ResponseJson;
+    },
+
+    async cancel(caller: Caller, id: string) {
+      const stored = await store.responses.get(caller.appUuid, caller.address, id, clock.now().toISOString());
+      if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      if (stored.status === 'cancelled') return stored.body as ResponseJson;
+      const cancelled = { ...stored.body, status: 'cancelled' } as ResponseJson;
+      if (!(await store.responses.transition(id, ACTIVE, 'cancelled', cancelled))) {
+        throw conflict(`Response ${id} is already ${stored.status === 'queued' || stored.status === 'in_progress' ? 'finished' : stored.status}; only a queued or running response can be cancelled.`, 'response_not_cancellable');
+      }
+      background.get(id)?.controller.abort();
+      return cancelled;
+    },
+
+    /** At shutdown: stops background responses, waits until each has settled, marks them failed. */
+    async shutdown() {
+      const running = [...background.values()];
+      for (const task of running) task.controller.abort();
+      await Promise.all(running.map((task) => task.done));
+      await store.responses.failInterrupted(interrupted('server_shutdown', 'The server shut down while this response was running.'));
+    },
+  };
+}
