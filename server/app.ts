@@ -12,12 +12,17 @@ import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
 import { createSqliteStore } from './store/sqlite/index.js';
 import { interrupted } from './services/inference/responses.js';
+import { providersFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
 import type { Store } from './store/types.js';
 
 export interface StartOptions extends ServerSettings {
-  /** Upstream providers, built (tests inject fakes); the local provider is always there. */
+  /** Upstream providers, built (tests inject fakes); else from `env` and the providers file. */
   providers?: UpstreamProvider[];
+  /** The providers file (`svc serve --providers`); `SVC_PROVIDERS` in `env` otherwise. */
+  providersFile?: string;
+  /** Where provider keys and settings are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   clock?: Clock;
   log?: (line: string) => void;
 }
@@ -35,10 +40,12 @@ export interface RunningServer {
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { providers: _providers, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
+  const { providers, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
   const store = createSqliteStore(settings.dbPath);
-  const registry = createProviderRegistry(options.providers ?? []);
+  // Configuration errors surface before anything is opened.
+  const upstreams = providers ?? providersFromConfig(env, providersFile);
+  const registry = createProviderRegistry(upstreams);
   const services = createServices({ store, clock, version: VERSION, registry });
   await store.responses.failInterrupted(interrupted('server_restarted', 'The server restarted while this response was running.'));
 
@@ -103,6 +110,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await stopped;
         clearTimeout(grace);
         await services.responses.shutdown();
+        await Promise.all(upstreams.map((provider) => provider.adapter.close?.()));
         await store.close();
       })();
       return closing;

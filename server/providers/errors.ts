@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ApiError } from '../errors.js';
 
 /**
@@ -38,3 +39,15 @@ export const upstreamRateLimited = (provider: string, retryAfterSeconds: number 
 /** The upstream refused the request itself (400, 404, 413, 422): the caller can fix it. */
 export const upstreamRejectedRequest = (provider: string, status: number, message: string) =>
   new ApiError(400, 'invalid_request_error', `The provider '${provider}' refused the request (HTTP ${status}): ${message}`, 'upstream_rejected');
+
+/** An error the upstream sent in the middle of a stream: a 502 that passes its message on. */
+export const upstreamStreamError = (provider: string, message: string) =>
+  new ApiError(502, 'upstream_error', `The provider '${provider}' failed mid-stream: ${message.slice(0, 500)}`, 'upstream_error');
+
+/** `value` as `schema` reads it (upstream answers are a boundary), or a 502 naming the bad part. */
+export function parseUpstream<T extends z.ZodType>(provider: string, schema: T, value: unknown, what: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw upstreamBadResponse(provider, `${what}: ${issue?.path.join('.') || 'the whole'} ${issue?.message ?? 'is not valid'}`);
+}

@@ -62,7 +62,10 @@ export interface EmbeddingResult {
 /** A Responses API request passed through to an upstream that has the API itself. */
 export interface ResponsesCall {
   model: string;
-  /** The request body as the client sent it (validated), with `model` to be replaced. */
+  /**
+   * The client's request (validated) in the upstream's terms: the gateway has removed its own
+   * fields (`image_model`, `messages`, `thinking`); the adapter sets `model` and `stream`.
+   */
   body: Record<string, unknown>;
   signal: AbortSignal;
 }

@@ -110,16 +110,23 @@ export function createUpstream(options: UpstreamOptions) {
     connections: options.connections ?? 128,
   });
   const base = options.baseUrl.replace(/\/+$/, '');
-  const secrets = Object.values(options.headers).filter((v) => v.length >= 8);
+  // A credential both as sent (`Bearer sk-…`) and bare, as an upstream may quote it.
+  const secrets = Object.values(options.headers)
+    .flatMap((v) => [v, v.replace(/^(Bearer|Basic|Token)\s+/i, '')])
+    .filter((v) => v.length >= 8);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 
-  /** Maps a thrown transport error; null when it is the caller's own abort. */
-  function transportError(error: unknown, signal: AbortSignal): ApiError | null {
+  /**
+   * Maps a thrown transport error, before the headers (`request`) or while reading the body
+   * (`body`); null when it is the caller's own abort.
+   */
+  function transportError(error: unknown, signal: AbortSignal, phase: 'request' | 'body' = 'request'): ApiError | null {
     if (signal.aborted) return null;
     if (error instanceof errors.ConnectTimeoutError) return upstreamTimeout(options.provider, 'connect');
     if (error instanceof errors.HeadersTimeoutError) return upstreamTimeout(options.provider, 'first byte');
     if (error instanceof errors.BodyTimeoutError) return upstreamTimeout(options.provider, 'idle');
     const code = (error as { code?: string }).code ?? (error as Error).name;
+    if (phase === 'body') return upstreamBadResponse(options.provider, `the answer broke off: ${code}`);
     return upstreamUnreachable(options.provider, code);
   }
 
@@ -163,7 +170,9 @@ export function createUpstream(options: UpstreamOptions) {
         } catch (error) {
           const mapped = transportError(error, init.signal);
           if (!mapped) throw error;
-          if (attempt < retry.attempts) {
+          // No answer in time may still mean the upstream is doing (and billing) the work: a
+          // retry could do it twice. Only failures to connect or to be answered at all retry.
+          if (attempt < retry.attempts && !(error instanceof errors.HeadersTimeoutError)) {
             await sleep(backoff(attempt), init.signal);
             continue;
           }
@@ -184,16 +193,30 @@ export function createUpstream(options: UpstreamOptions) {
       }
     },
 
+    /** The body of a response from `send`, as it arrives; a stalled or broken body is thrown as the API's error. */
+    async *read(response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of response.body) yield chunk as Buffer;
+      } catch (error) {
+        throw transportError(error, signal, 'body') ?? error;
+      }
+    },
+
     /** `send`, then the body as JSON (a body that is not JSON is a 502). */
     async json<T = unknown>(path: string, init: SendInit): Promise<T> {
       const response = await this.send(path, init);
-      const text = await response.body.text();
+      const chunks: Buffer[] = [];
+      for await (const chunk of this.read(response, init.signal)) chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString('utf8');
       try {
         return JSON.parse(text) as T;
       } catch {
         throw upstreamBadResponse(options.provider, 'not JSON');
       }
     },
+
+    /** Text from the upstream (an error message it streamed) with this server's credentials taken out. */
+    redact,
 
     close: () => dispatcher.close(),
   };

@@ -26,6 +26,8 @@ export async function startTestServer(options: Partial<StartOptions> = {}): Prom
     validateResponses: true,
     clock,
     log: () => {},
+    // Hermetic: provider keys in the developer's environment never reach a test server.
+    env: {},
     ...options,
   });
   const bootstrap = server.bootstrap;

@@ -127,13 +127,13 @@ describe('routing', () => {
   });
 
   it('answers an operation that is declared but not built with 501 not_implemented', async () => {
-    const response = await t.call('GET', `${API}/models`);
+    const response = await t.call('GET', `${API}/agents`);
     expectApiError(response, 501, { type: 'not_implemented', code: 'not_implemented' });
-    expect(response.body.error.message).toContain('models.list');
+    expect(response.body.error.message).toContain('agents.list');
   });
 
   it('still authenticates before answering 501', async () => {
-    expectApiError(await t.call('GET', `${API}/models`, { key: null }), 401);
+    expectApiError(await t.call('GET', `${API}/agents`, { key: null }), 401);
   });
 });
 
@@ -280,7 +280,7 @@ describe('every response', () => {
       await t.call('GET', `${API}/nowhere`),
       await t.call('PUT', APPS),
       await t.call('POST', APPS, { body: {} }),
-      await t.call('GET', `${API}/models`),
+      await t.call('GET', `${API}/agents`),
     ];
     const ids = responses.map((r) => r.headers.get('x-request-id'));
     for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);

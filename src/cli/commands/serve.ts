@@ -25,6 +25,9 @@ export class ServeCommand extends SvcCommand {
     validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65_535)]),
   });
   db = Option.String('--db', { description: 'SQLite database file (default ~/.svc/server.db)' });
+  providers = Option.String('--providers', {
+    description: 'Providers file (JSON: upstream providers, base URLs, key variables, prices); default SVC_PROVIDERS',
+  });
   startingCredits = Option.String('--starting-credits', '100', {
     description: 'Credits granted to the default app of a new database',
     validator: t.cascade(t.isNumber(), [t.isAtLeast(0)]),
@@ -49,7 +52,13 @@ export class ServeCommand extends SvcCommand {
     const { startServer } = await loadServer();
     let server;
     try {
-      server = await startServer({ host: this.host, port: this.port, dbPath, startingGrantCredits: this.startingCredits });
+      server = await startServer({
+        host: this.host,
+        port: this.port,
+        dbPath,
+        startingGrantCredits: this.startingCredits,
+        ...(this.providers ? { providersFile: this.providers } : {}),
+      });
     } catch (error) {
       stderr.write(`svc: cannot start the server: ${(error as Error).message}\n`);
       return ExitCode.usage;

@@ -1,0 +1,368 @@
+/**
+ * OpenAI chat completions ⇄ Anthropic's Messages API, both ways, as pure functions.
+ *
+ * Decisions worth knowing:
+ * - `system` and `developer` messages, wherever they stand, become the top-level `system`
+ *   (joined with blank lines); Anthropic has no system turns.
+ * - Anthropic wants user and assistant turns alternating: consecutive messages of one role are
+ *   merged into one turn, and `tool` messages become `tool_result` blocks of a user turn (so a
+ *   run of tool results and the user message after them are one turn, tool results first, as
+ *   Anthropic requires). Empty text is dropped (Anthropic refuses empty text blocks), and with it
+ *   a message left with nothing.
+ * - Tool call ids are kept, except that characters Anthropic does not allow in ids
+ *   (`[^a-zA-Z0-9_-]`) become `_`, the same way in `tool_use` and `tool_result`.
+ * - Assistant tool call arguments must be a JSON object (Anthropic's `input`); empty arguments
+ *   count as `{}`; anything else is a 400 naming the message.
+ * - `temperature` is passed on as is up to 1 and clamped to 1 above (Anthropic's range is 0–1;
+ *   OpenAI's 0–2 is not rescaled). `max_tokens` is the call's output budget, always sent.
+ * - Not translated, and ignored: `response_format`, `seed`, penalties, `logit_bias`,
+ *   `logprobs`, `reasoning_effort`, `metadata`, `store`, `stream_options` (usage always comes
+ *   on the last chunk). Audio parts and file ids are a 400 (Anthropic cannot take them).
+ * - Answers: text blocks are concatenated; `tool_use` blocks become `tool_calls`; other blocks
+ *   (thinking, server tools) are skipped. Prompt tokens count cache writes and reads too, as
+ *   OpenAI's `prompt_tokens` does.
+ */
+import { invalidRequest } from '../../errors.js';
+import type { ServerSentEvent } from '../../../src/client/sse.js';
+import type { ChatBody, ChatCall, ChatChunk, ChatCompletionJson, TokenUsage } from '../types.js';
+import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
+import { contentText } from '../tokens.js';
+import { AnthropicMessage, StreamEvent, STREAM_EVENT_TYPES } from './schemas.js';
+
+// ---------------------------------------------------------------------------------------------
+// Request
+
+type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+
+export type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: ImageSource }
+  | { type: 'document'; source: { type: 'base64'; media_type: string; data: string } }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content: string | { type: 'text'; text: string }[] };
+
+export interface AnthropicTurn {
+  role: 'user' | 'assistant';
+  content: AnthropicBlock[];
+}
+
+export type AnthropicToolChoice =
+  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface AnthropicRequest {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicTurn[];
+  system?: string;
+  tools?: { name: string; description?: string; input_schema: Record<string, unknown> }[];
+  tool_choice?: AnthropicToolChoice;
+  temperature?: number;
+  top_p?: number;
+  stop_sequences?: string[];
+  metadata?: { user_id: string };
+  stream?: boolean;
+}
+
+type OpenAIMessage = ChatBody['messages'][number];
+
+/** `data:<media type>[;…];base64,<data>`, or null for any other URL. */
+function parseDataUrl(url: string): { media_type: string; data: string } | null {
+  const match = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s.exec(url);
+  return match ? { media_type: match[1] as string, data: match[3] as string } : null;
+}
+
+const toolId = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_');
+
+const textBlocks = (content: string | { text: string }[] | null | undefined): { type: 'text'; text: string }[] =>
+  (typeof content === 'string' ? [content] : (content ?? []).map((part) => part.text))
+    .filter((text) => text.length > 0)
+    .map((text) => ({ type: 'text', text }));
+
+function userBlocks(content: Extract<OpenAIMessage, { role: 'user' }>['content'], at: string): AnthropicBlock[] {
+  if (typeof content === 'string') return textBlocks(content);
+  return content.flatMap((part, j): AnthropicBlock[] => {
+    const param = `${at}.content[${j}]`;
+    switch (part.type) {
+      case 'text':
+        return textBlocks(part.text);
+      case 'image_url': {
+        const url = part.image_url.url;
+        const inline = parseDataUrl(url);
+        if (inline) return [{ type: 'image', source: { type: 'base64', ...inline } }];
+        if (/^https?:\/\//i.test(url)) return [{ type: 'image', source: { type: 'url', url } }];
+        throw invalidRequest(`${param}: an image must be a base64 data: URL or an http(s) URL.`, param);
+      }
+      case 'file': {
+        const data = (part.file as { file_data?: unknown }).file_data;
+        const inline = typeof data === 'string' ? parseDataUrl(data) : null;
+        if (inline) return [{ type: 'document', source: { type: 'base64', ...inline } }];
+        throw invalidRequest(`${param}: Anthropic models take files only inline, as a base64 data: URL in file.file_data.`, param);
+      }
+      case 'input_audio':
+        throw invalidRequest(`${param}: Anthropic models do not take audio.`, param);
+    }
+  });
+}
+
+function assistantBlocks(message: Extract<OpenAIMessage, { role: 'assistant' }>, at: string): AnthropicBlock[] {
+  const calls = (message.tool_calls ?? []).map((call, j): AnthropicBlock => {
+    const param = `${at}.tool_calls[${j}].function.arguments`;
+    let input: unknown;
+    try {
+      input = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
+    } catch {
+      input = undefined;
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw invalidRequest(`${param} must be a JSON object (the arguments of the tool call '${call.id}').`, param);
+    }
+    return { type: 'tool_use', id: toolId(call.id), name: call.function.name, input: input as Record<string, unknown> };
+  });
+  return [...textBlocks(message.content), ...calls];
+}
+
+/** The messages as Anthropic turns, and the system prompt gathered from them. */
+export function toAnthropicMessages(messages: readonly OpenAIMessage[]): { system: string | undefined; messages: AnthropicTurn[] } {
+  const system: string[] = [];
+  const turns: AnthropicTurn[] = [];
+  const add = (role: AnthropicTurn['role'], content: AnthropicBlock[]) => {
+    if (content.length === 0) return;
+    const last = turns.at(-1);
+    if (last?.role === role) last.content.push(...content);
+    else turns.push({ role, content });
+  };
+  messages.forEach((message, i) => {
+    const at = `messages[${i}]`;
+    switch (message.role) {
+      case 'system':
+      case 'developer': {
+        const text = contentText(message.content);
+        if (text) system.push(text);
+        return;
+      }
+      case 'user':
+        return add('user', userBlocks(message.content, at));
+      case 'assistant':
+        return add('assistant', assistantBlocks(message, at));
+      case 'tool': {
+        const content = typeof message.content === 'string' ? message.content : textBlocks(message.content);
+        return add('user', [{ type: 'tool_result', tool_use_id: toolId(message.tool_call_id), content }]);
+      }
+    }
+  });
+  for (const turn of turns) {
+    // Tool results first in a user turn (a stable sort keeps the order within each kind).
+    if (turn.role === 'user') turn.content.sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'));
+  }
+  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: turns };
+}
+
+function toolChoice(body: ChatBody): AnthropicToolChoice | undefined {
+  const choice = body.tool_choice;
+  if (choice === 'none') return { type: 'none' };
+  const parallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === 'required') return { type: 'any', ...parallel };
+  if (typeof choice === 'object') return { type: 'tool', name: choice.function.name, ...parallel };
+  if (choice === 'auto' || body.parallel_tool_calls === false) return { type: 'auto', ...parallel };
+  return undefined;
+}
+
+/** The Messages API request for a chat call (without `stream`; the adapter adds it). */
+export function toAnthropicRequest(call: Pick<ChatCall, 'model' | 'body' | 'maxOutputTokens'>): AnthropicRequest {
+  const { body } = call;
+  const { system, messages } = toAnthropicMessages(body.messages);
+  const request: AnthropicRequest = { model: call.model, max_tokens: call.maxOutputTokens, messages };
+  if (system !== undefined) request.system = system;
+  if (body.tools && body.tools.length > 0) {
+    request.tools = body.tools.map(({ function: fn }) => ({
+      name: fn.name,
+      ...(fn.description !== undefined ? { description: fn.description } : {}),
+      input_schema: fn.parameters ?? { type: 'object' },
+    }));
+    const choice = toolChoice(body);
+    if (choice) request.tool_choice = choice;
+  }
+  if (body.temperature != null) request.temperature = Math.min(body.temperature, 1);
+  if (body.top_p != null) request.top_p = body.top_p;
+  if (body.stop != null) request.stop_sequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  if (body.user !== undefined) request.metadata = { user_id: body.user };
+  return request;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+/** OpenAI's `finish_reason` for Anthropic's `stop_reason`. */
+export function finishReason(stopReason: string | null | undefined): string {
+  switch (stopReason) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      // end_turn, stop_sequence, pause_turn
+      return 'stop';
+  }
+}
+
+type UsageCounts = { input_tokens?: number | undefined; cache_creation_input_tokens?: number | null | undefined; cache_read_input_tokens?: number | null | undefined };
+
+/** Input tokens as OpenAI counts them: Anthropic's `input_tokens` leaves out the cache's. */
+const inputTokens = (usage: UsageCounts) =>
+  (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+
+const openAIUsage = (usage: TokenUsage) => ({
+  prompt_tokens: usage.inputTokens,
+  completion_tokens: usage.outputTokens,
+  total_tokens: usage.inputTokens + usage.outputTokens,
+});
+
+const completionId = (messageId: string) => `chatcmpl-${messageId.replace(/^msg_/, '')}`;
+
+/**
+ * A finished Messages API answer (as the upstream sent it, validated here) as a chat completion.
+ * `model` is the name the completion carries (`<provider>/<model>`).
+ */
+export function fromAnthropicMessage(raw: unknown, options: { provider: string; model: string }): { completion: ChatCompletionJson; usage: TokenUsage } {
+  const message: AnthropicMessage = parseUpstream(options.provider, AnthropicMessage, raw, 'message');
+  let text = '';
+  const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') text += block.text;
+    else if (block.type === 'tool_use') {
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+    }
+  }
+  const usage = { inputTokens: inputTokens(message.usage), outputTokens: message.usage.output_tokens };
+  return {
+    usage,
+    completion: {
+      id: completionId(message.id),
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: options.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: toolCalls.length > 0 && text === '' ? null : text,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          },
+          finish_reason: finishReason(message.stop_reason),
+        },
+      ],
+      usage: openAIUsage(usage),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams
+
+/** An `event: error` in the middle of a stream: the upstream gave up after the first byte. */
+export interface StreamTranslatorOptions {
+  provider: string;
+  /** The name the chunks carry (`<provider>/<model>`). */
+  model: string;
+  /** Takes this server's credentials out of an upstream's error message (`upstream.redact`). */
+  redact?: (text: string) => string;
+}
+
+export interface StreamTranslator {
+  /** The chat chunks for one server-sent event (often none); throws on `event: error`. */
+  push(event: ServerSentEvent): ChatChunk[];
+  /** Call at the end of the body: throws if the stream stopped before `message_stop`. */
+  end(): void;
+}
+
+/**
+ * Anthropic's stream events as OpenAI chunks: the role on the first chunk, text deltas as
+ * content, each `tool_use` block as one tool call (its OpenAI index counts tool_use blocks only)
+ * whose arguments arrive as `input_json_delta` fragments, and `message_delta` as the last chunk,
+ * with the finish reason and the usage (input tokens from `message_start`, output tokens from
+ * `message_delta`).
+ */
+export function createStreamTranslator(options: StreamTranslatorOptions): StreamTranslator {
+  let id = 'chatcmpl-pending';
+  const created = Math.floor(Date.now() / 1000);
+  let input = 0;
+  let finished = false;
+  /** Anthropic block index → the tool call's OpenAI index, its arguments so far, and the input of its start event. */
+  const tools = new Map<number, { index: number; sent: number; input: Record<string, unknown> | undefined }>();
+
+  const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: string | null = null): ChatChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: options.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const toolDelta = (index: number, fn: { name?: string; arguments: string }, head?: { id: string }): ChatChunk =>
+    chunk({ tool_calls: [{ index, ...(head ? { id: head.id, type: 'function' as const } : {}), function: fn }] });
+
+  function translate(event: StreamEvent): ChatChunk[] {
+    switch (event.type) {
+      case 'message_start':
+        id = completionId(event.message.id);
+        input = inputTokens(event.message.usage);
+        return [chunk({ role: 'assistant', content: '' })];
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') return block.text ? [chunk({ content: block.text })] : [];
+        if (block.type !== 'tool_use') return [];
+        const index = tools.size;
+        tools.set(event.index, { index, sent: 0, input: block.input });
+        return [toolDelta(index, { name: block.name, arguments: '' }, { id: block.id })];
+      }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta') return delta.text ? [chunk({ content: delta.text })] : [];
+        const tool = tools.get(event.index);
+        if (delta.type !== 'input_json_delta' || !tool || !delta.partial_json) return [];
+        tool.sent += delta.partial_json.length;
+        return [toolDelta(tool.index, { arguments: delta.partial_json })];
+      }
+      case 'content_block_stop': {
+        // A tool without arguments may stream none at all: its arguments are then its start input.
+        const tool = tools.get(event.index);
+        if (!tool || tool.sent > 0) return [];
+        tool.sent = 1;
+        return [toolDelta(tool.index, { arguments: JSON.stringify(tool.input ?? {}) })];
+      }
+      case 'message_delta': {
+        const usage = { inputTokens: event.usage?.input_tokens != null ? inputTokens(event.usage) : input, outputTokens: event.usage?.output_tokens ?? 0 };
+        return [{ ...chunk({}, finishReason(event.delta.stop_reason)), usage: openAIUsage(usage) }];
+      }
+      case 'message_stop':
+        finished = true;
+        return [];
+      case 'ping':
+        return [];
+      case 'error':
+        throw upstreamStreamError(options.provider, (options.redact ?? String)(event.error.message ?? event.error.type ?? 'no message'));
+    }
+  }
+
+  return {
+    push(sse) {
+      let data: unknown;
+      try {
+        data = JSON.parse(sse.data);
+      } catch {
+        throw upstreamBadResponse(options.provider, 'a stream event is not JSON');
+      }
+      const type = (data as { type?: unknown } | null)?.type ?? sse.event;
+      if (typeof type !== 'string' || !STREAM_EVENT_TYPES.has(type)) return [];
+      return translate(parseUpstream(options.provider, StreamEvent, { ...(data as object), type }, `stream event ${type}`));
+    },
+    end() {
+      if (!finished) throw upstreamBadResponse(options.provider, 'the stream ended before message_stop');
+    },
+  };
+}

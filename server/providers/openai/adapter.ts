@@ -1,0 +1,134 @@
+import type { z } from 'zod';
+import { parseEventStream, type ServerSentEvent } from '../../../src/client/sse.js';
+import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
+import { estimateChatInputTokens, estimateTokens } from '../tokens.js';
+import type { ChatCall, NativeResponses, ProviderAdapter, ResponsesCall } from '../types.js';
+import type { Upstream } from '../upstream.js';
+import {
+  UpstreamChatChunk,
+  UpstreamChatCompletion,
+  UpstreamEmbeddingList,
+  UpstreamResponseEvent,
+  UpstreamResponseObject,
+  UpstreamStreamError,
+} from './schemas.js';
+
+export interface OpenAIAdapterOptions {
+  /** The upstream's HTTP layer: base URL (with `/v1`), `Authorization` header, timeouts, retries. */
+  upstream: Upstream;
+  /** The upstream has the Responses API itself (OpenAI does; most compatible servers do not). */
+  supportsResponses?: boolean;
+}
+
+/** Usage by estimate, for an upstream that does not count (some local servers do not). */
+function estimateUsage(call: ChatCall, message: { content: string | null; tool_calls?: { function: { arguments: string } }[] } | undefined) {
+  const input = estimateChatInputTokens(call.body);
+  const output = estimateTokens((message?.content ?? '') + (message?.tool_calls?.map((c) => c.function.arguments).join('') ?? ''));
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+}
+
+/** The events that end a streamed response. */
+const RESPONSE_END = new Set(['response.completed', 'response.failed', 'response.incomplete']);
+
+/**
+ * Any OpenAI-compatible upstream (OpenAI, OpenRouter, Groq, Together, Ollama, vLLM, LM Studio):
+ * requests go out in OpenAI's shapes with the upstream's model id, answers are validated and
+ * come back as they are.
+ */
+export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdapter {
+  const { upstream } = options;
+  const provider = upstream.provider;
+  const parse = <T extends z.ZodType>(schema: T, value: unknown, what: string) => parseUpstream(provider, schema, value, what);
+
+  /** An error the upstream sent in the middle of a stream: a 502 that passes its message on. */
+  const midStreamError = (message: unknown) =>
+    upstreamStreamError(provider, upstream.redact(typeof message === 'string' ? message : 'no message'));
+
+  /** The chat request as the upstream gets it: its model id, without our own fields. */
+  function chatRequest(call: ChatCall, stream: boolean) {
+    const { image_model: _imageModel, stream_options: _streamOptions, ...body } = call.body;
+    // Usage is always asked for; the gateway decides whether the client sees it.
+    return { ...body, model: call.model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+  }
+
+  /** The Responses request as the upstream gets it (the gateway has already removed our own fields). */
+  function responsesRequest(call: ResponsesCall, stream: boolean) {
+    return { ...call.body, model: call.model, stream };
+  }
+
+  /** The server-sent events of a streamed POST, each with its data parsed as JSON. */
+  async function* stream(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<ServerSentEvent & { json: unknown }> {
+    const response = await upstream.send(path, { body, signal, headers: { accept: 'text/event-stream' } });
+    for await (const event of parseEventStream(upstream.read(response, signal))) {
+      // Events already read stay unsent once the caller has gone.
+      signal.throwIfAborted();
+      if (event.data.trim() === '') continue;
+      let json: unknown = null;
+      if (event.data !== '[DONE]') {
+        try {
+          json = JSON.parse(event.data);
+        } catch {
+          throw upstreamBadResponse(provider, 'a stream event that is not JSON');
+        }
+      }
+      yield { ...event, json };
+    }
+  }
+
+  const responses: NativeResponses = {
+    async create(call) {
+      const raw = await upstream.json('/responses', { body: responsesRequest(call, false), signal: call.signal });
+      return parse(UpstreamResponseObject, raw, 'a response');
+    },
+
+    async *stream(call) {
+      for await (const event of stream('/responses', responsesRequest(call, true), call.signal)) {
+        const data = parse(UpstreamResponseEvent, event.json, 'a response event');
+        if (data.type === 'error') throw midStreamError(data.message);
+        yield { event: event.event ?? data.type, data };
+        if (RESPONSE_END.has(data.type)) return;
+      }
+      throw upstreamBadResponse(provider, 'the stream ended before the response did');
+    },
+  };
+
+  return {
+    async chat(call) {
+      const raw = await upstream.json('/chat/completions', { body: chatRequest(call, false), signal: call.signal });
+      const completion = parse(UpstreamChatCompletion, raw, 'a chat completion');
+      const usage = completion.usage ?? estimateUsage(call, completion.choices[0]?.message);
+      return {
+        completion: { ...completion, usage },
+        usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens },
+      };
+    },
+
+    async *chatStream(call) {
+      for await (const event of stream('/chat/completions', chatRequest(call, true), call.signal)) {
+        if (event.data === '[DONE]') return;
+        const failure = UpstreamStreamError.safeParse(event.json);
+        if (failure.success) throw midStreamError(failure.data);
+        const chunk = parse(UpstreamChatChunk, event.json, 'a chat completion chunk');
+        if (chunk.choices.length > 0 || chunk.usage) yield chunk;
+      }
+      throw upstreamBadResponse(provider, 'the stream ended without [DONE]');
+    },
+
+    async embeddings(call) {
+      // Floats, always: the gateway encodes for its client.
+      const body = { model: call.model, input: call.inputs, encoding_format: 'float', dimensions: call.dimensions };
+      const raw = await upstream.json('/embeddings', { body, signal: call.signal });
+      const list = parse(UpstreamEmbeddingList, raw, 'an embedding list');
+      const vectors = call.inputs.map((_, i) => list.data.find((d) => d.index === i)?.embedding);
+      if (list.data.length !== call.inputs.length || vectors.some((v) => v === undefined)) {
+        throw upstreamBadResponse(provider, `${list.data.length} embeddings for ${call.inputs.length} inputs`);
+      }
+      const estimate = () => call.inputs.reduce<number>((sum, i) => sum + (typeof i === 'string' ? estimateTokens(i) : i.length), 0);
+      return { vectors: vectors as number[][], inputTokens: list.usage?.prompt_tokens ?? estimate() };
+    },
+
+    ...(options.supportsResponses ? { responses } : {}),
+
+    close: () => upstream.close(),
+  };
+}

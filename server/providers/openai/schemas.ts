@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { ToolCall } from '../../../src/contract/schemas/inference.js';
+
+/**
+ * What an OpenAI-compatible upstream answers, as far as the gateway relies on it. Upstream
+ * answers are a boundary: they are validated here, and what cannot be used becomes a 502
+ * (`upstream_bad_response`). Objects are loose, so fields we do not read pass through; where
+ * upstreams differ (null or absent, a missing total) the schemas even them out.
+ */
+
+/** Null or absent, as upstreams differ on which they send, read as absent. */
+const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
+/** Null or absent read as null. */
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? null);
+
+const count = z.number().int().nonnegative();
+const seconds = z.number().transform((n) => Math.floor(n));
+
+const ChatUsage = z
+  .looseObject({ prompt_tokens: count, completion_tokens: count, total_tokens: count.optional() })
+  .transform((u) => ({
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
+  }));
+
+export const UpstreamChatCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: seconds,
+  model: z.string(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: count,
+        message: z.looseObject({
+          role: z.literal('assistant'),
+          content: nullable(z.string()),
+          tool_calls: absent(z.array(ToolCall)),
+        }),
+        finish_reason: nullable(z.string()),
+      }),
+    )
+    .min(1),
+  usage: absent(ChatUsage),
+});
+
+const ToolCallDelta = z.looseObject({
+  index: absent(count),
+  id: absent(z.string()),
+  type: absent(z.literal('function')),
+  function: absent(z.looseObject({ name: absent(z.string()), arguments: absent(z.string()) })),
+});
+
+export const UpstreamChatChunk = z.looseObject({
+  id: z.string(),
+  // Not checked: Azure, for one, opens its streams with a chunk whose `object` is ''.
+  object: z.unknown().transform(() => 'chat.completion.chunk' as const),
+  created: seconds,
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: count,
+      delta: z.looseObject({
+        role: absent(z.literal('assistant')),
+        content: z.string().nullish(),
+        // Some servers leave out `index`; the position in the list stands in for it.
+        tool_calls: absent(z.array(ToolCallDelta)).transform((calls) => calls?.map((call, i) => ({ ...call, index: call.index ?? i }))),
+      }),
+      finish_reason: nullable(z.string()),
+    }),
+  ),
+  usage: absent(ChatUsage),
+});
+
+/** `data: {"error": …}` in a chat stream: the upstream's message. */
+export const UpstreamStreamError = z
+  .looseObject({ error: z.union([z.string(), z.looseObject({ message: z.string().optional() })]) })
+  .transform(({ error }) => (typeof error === 'string' ? error : (error.message ?? 'no message')));
+
+export const UpstreamEmbeddingList = z.looseObject({
+  data: z.array(z.looseObject({ index: count, embedding: z.array(z.number()) })),
+  usage: absent(z.looseObject({ prompt_tokens: count })),
+});
+
+/** A Responses API object, loosely: it is passed through. */
+export const UpstreamResponseObject = z.looseObject({
+  id: z.string(),
+  object: z.literal('response'),
+  status: z.string(),
+  output: z.array(z.looseObject({ type: z.string() })),
+});
+
+/** One event of a streamed response; `error` events carry a `message`. */
+export const UpstreamResponseEvent = z.looseObject({ type: z.string(), message: z.unknown().optional() });

@@ -1,0 +1,198 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createUpstream, retryAfterSeconds, type Upstream, type UpstreamOptions } from '../../server/providers/upstream.js';
+import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../fixtures/fake-openai.js';
+
+const KEY = 'sk-fake-upstream-test-0123456789';
+
+let fake: FakeOpenAI;
+const opened: Upstream[] = [];
+
+beforeEach(async () => {
+  fake = await startFakeOpenAI({ apiKey: KEY });
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((u) => u.close()));
+  await fake.close();
+});
+
+/** An upstream to the fake whose backoff only records its delays. */
+function connect(options: Partial<UpstreamOptions> = {}) {
+  const delays: number[] = [];
+  const upstream = createUpstream({
+    provider: 'fake',
+    baseUrl: fake.url,
+    headers: { authorization: `Bearer ${KEY}` },
+    sleep: async (ms) => void delays.push(ms),
+    ...options,
+  });
+  opened.push(upstream);
+  return { upstream, delays };
+}
+
+const signal = () => new AbortController().signal;
+const chat = { model: 'gpt-fake', messages: [{ role: 'user', content: 'hi' }] };
+const completion = (upstream: Upstream) => upstream.json<{ object: string }>('/chat/completions', { body: chat, signal: signal() });
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const openAIError = (message: string, type = 'invalid_request_error') => ({ error: { message, type, param: null, code: null } });
+
+describe('upstream retries before the first byte', () => {
+  it('retries a 500 with backoff, then succeeds', async () => {
+    const { upstream, delays } = connect();
+    fake.script({ kind: 'respond', status: 500, body: openAIError('boom', 'server_error') }, { kind: 'respond', status: 503, body: '' });
+    expect(await completion(upstream)).toMatchObject({ object: 'chat.completion' });
+    expect(fake.requests).toHaveLength(3);
+    expect(delays).toHaveLength(2);
+    expect(delays.every((d) => d > 0 && d <= 8_000)).toBe(true);
+  });
+
+  it('retries a connection destroyed before the headers', async () => {
+    const { upstream, delays } = connect();
+    fake.script({ kind: 'destroy' });
+    expect(await completion(upstream)).toMatchObject({ object: 'chat.completion' });
+    expect(fake.requests).toHaveLength(2);
+    expect(delays).toHaveLength(1);
+  });
+
+  it('honours retry-after on a 429', async () => {
+    const { upstream, delays } = connect();
+    fake.script({ kind: 'respond', status: 429, headers: { 'retry-after': '2' }, body: openAIError('Rate limit reached', 'requests') });
+    expect(await completion(upstream)).toMatchObject({ object: 'chat.completion' });
+    expect(delays).toEqual([2000]);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('passes a 429 on once the retries are spent', async () => {
+    const { upstream, delays } = connect({ retry: { attempts: 1 } });
+    const tooMany = { kind: 'respond', status: 429, headers: { 'retry-after': '1' }, body: '' } as const;
+    fake.script(tooMany, tooMany);
+    const expected = { status: 429, headers: { 'retry-after': '1' }, message: expect.stringContaining('retry after 1 s') };
+    await expect(completion(upstream)).rejects.toMatchObject(expected);
+    expect(delays).toEqual([1000]);
+  });
+
+  it('a refused connection is a 502 upstream_unreachable after the retries', async () => {
+    const { upstream, delays } = connect({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
+    await expect(completion(upstream)).rejects.toMatchObject({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_unreachable',
+      message: expect.stringMatching(/^(?!.*127\.0\.0\.1).*ECONNREFUSED/),
+    });
+    expect(delays).toHaveLength(2);
+  });
+
+  it('reads retry-after as seconds or as an HTTP date', () => {
+    expect(retryAfterSeconds('2')).toBe(2);
+    expect(retryAfterSeconds(new Date(10_000).toUTCString(), 0)).toBe(10);
+    expect(retryAfterSeconds('soon')).toBeNull();
+  });
+});
+
+describe('upstream failures', () => {
+  const contains = (text: string) => expect.stringContaining(text);
+  const cases: [string, Partial<UpstreamOptions>, Behaviour, Record<string, unknown>][] = [
+    [
+      'no headers within firstByteMs is a 504',
+      { timeouts: { firstByteMs: 100 }, retry: { attempts: 0 } },
+      { kind: 'hang' },
+      { status: 504, type: 'upstream_timeout', message: contains('first byte') },
+    ],
+    [
+      'a JSON body that stalls after the headers is a 504',
+      { timeouts: { idleMs: 100 } },
+      { kind: 'stall', after: 0 },
+      { status: 504, type: 'upstream_timeout', message: contains('idle') },
+    ],
+    [
+      'a body that breaks off is a 502 upstream_bad_response',
+      {},
+      { kind: 'cut', after: 0 },
+      { status: 502, code: 'upstream_bad_response', message: contains('broke off') },
+    ],
+    [
+      'a 200 whose body is not JSON is a 502 upstream_bad_response',
+      {},
+      { kind: 'garbage' },
+      { status: 502, code: 'upstream_bad_response', message: contains('not JSON') },
+    ],
+    [
+      'a 400 is passed on as invalid_request_error with the upstream’s message',
+      {},
+      { kind: 'respond', status: 400, body: openAIError("Invalid value for 'temperature': must be at most 2.") },
+      { status: 400, type: 'invalid_request_error', code: 'upstream_rejected', message: contains("'temperature': must be at most 2.") },
+    ],
+    [
+      'an upstream message that quotes the key, bare or with its scheme, has it taken out',
+      {},
+      { kind: 'respond', status: 404, body: openAIError(`No model for ${KEY} (Bearer ${KEY})`) },
+      { status: 400, message: expect.not.stringContaining(KEY) },
+    ],
+    [
+      'a 5xx is a 502 once the retries are spent, without the upstream’s body',
+      { retry: { attempts: 0 } },
+      { kind: 'respond', status: 500, body: openAIError('internal trace: db01.internal', 'server_error') },
+      { status: 502, code: 'upstream_error', message: expect.not.stringContaining('db01') },
+    ],
+    [
+      'a 429 whose retry-after is above maxDelayMs is passed on with it, without waiting',
+      { retry: { maxDelayMs: 5_000 } },
+      { kind: 'respond', status: 429, headers: { 'retry-after': '30' }, body: openAIError('Rate limit reached', 'requests') },
+      { status: 429, type: 'rate_limit_exceeded', code: 'upstream_rate_limited', headers: { 'retry-after': '30' } },
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, options, behaviour, expected) => {
+    const { upstream, delays } = connect(options);
+    fake.script(behaviour);
+    await expect(completion(upstream)).rejects.toMatchObject({ name: 'ApiError', ...expected });
+    expect(fake.requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it('a stream that stalls for idleMs is a 504 while reading', async () => {
+    const { upstream } = connect({ timeouts: { idleMs: 100 } });
+    fake.script({ kind: 'stall', after: 2 });
+    const s = signal();
+    const response = await upstream.send('/chat/completions', { body: { ...chat, stream: true }, signal: s });
+    const read: Buffer[] = [];
+    const reading = (async () => {
+      for await (const chunk of upstream.read(response, s)) read.push(chunk);
+    })();
+    await expect(reading).rejects.toMatchObject({ name: 'ApiError', status: 504, message: contains('idle') });
+    expect(Buffer.concat(read).toString()).toContain('"role":"assistant"');
+  });
+
+  it('a 401 is a 502 upstream_auth_failed that never shows the key (the fake quotes it)', async () => {
+    const wrongKey = 'sk-wrong-0123456789abcdef';
+    const { upstream, delays } = connect({ headers: { authorization: `Bearer ${wrongKey}` } });
+    const failure: unknown = await completion(upstream).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'ApiError', status: 502, type: 'upstream_error', code: 'upstream_auth_failed' });
+    expect(JSON.stringify({ ...(failure as Error), message: (failure as Error).message })).not.toContain(wrongKey);
+    expect(fake.requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+});
+
+describe('upstream connections', () => {
+  it('keeps connections alive between requests', async () => {
+    const { upstream } = connect();
+    const models = await upstream.json<{ data: { id: string }[] }>('/models', { method: 'GET', signal: signal() });
+    expect(models.data.map((m) => m.id)).toContain('gpt-fake');
+    for (let i = 0; i < 5; i++) await completion(upstream);
+    const ports = new Set(fake.requests.map((r) => r.clientPort));
+    expect(fake.requests).toHaveLength(6);
+    expect(ports.size).toBeLessThanOrEqual(2);
+  });
+});
