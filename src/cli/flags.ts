@@ -32,6 +32,8 @@ function parseJsonFlag(field: Field, raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch {
+    // Text that is not JSON is the text itself where the field takes a string too.
+    if (typesOf(field.schema).has('string')) return raw;
     const items = field.schema.items ?? field.schema.anyOf?.find((s) => s.type === 'array')?.items;
     if (items?.type === 'string') {
       return raw

@@ -210,3 +210,38 @@ describe('svc api developer apps users', () => {
     expect(error.error.type).toBe('not_found');
   });
 });
+
+describe('svc api for inference', () => {
+  const messages = JSON.stringify([{ role: 'user', content: 'hello from the cli' }]);
+
+  it('chat completions: flags and a JSON messages list', async () => {
+    const completion = await api('chat', 'completions', '--model', 'local/echo', '--messages', messages);
+    expect(completion.choices[0].message.content).toContain('hello from the cli');
+  });
+
+  it('chat completions --stream: one JSON chunk per line, then exit 0', async () => {
+    const result = await cli.run(['chat', 'completions', '--model', 'local/echo', '--messages', messages, '--stream']);
+    expect(result.code, explain(result)).toBe(0);
+    const chunks = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toContain('hello from the cli');
+    expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+  });
+
+  it('responses create takes --input as text', async () => {
+    const response = await api('responses', 'create', '--model', 'local/echo', '--input', 'hello, responses');
+    expect(response.output[0].content[0].text).toContain('hello, responses');
+  });
+
+  it('embeddings create takes --input as text, or as a JSON list', async () => {
+    const one = await api('embeddings', 'create', '--model', 'local/embed', '--input', 'hello, world');
+    expect(one.data).toHaveLength(1);
+    const two = await api('embeddings', 'create', '--model', 'local/embed', '--input', '["a","b"]', '--dimensions', '16');
+    expect(two.data.map((d: { embedding: number[] }) => d.embedding.length)).toEqual([16, 16]);
+  });
+
+  it('models list and usage models', async () => {
+    expect((await api('models', 'list', '--provider', 'local')).data.map((m: { id: string }) => m.id)).toEqual(['local/echo', 'local/embed']);
+    expect(await api('usage', 'models', '--period', '7d')).toMatchObject({ data: expect.any(Array) });
+  });
+});
