@@ -114,6 +114,22 @@ describe('an OpenAI-compatible upstream from the providers file', () => {
     expect((await t.call('GET', `${API}/credits/balance`)).body.held_credits).toBe(0);
   });
 
+  it('an upstream that breaks mid-stream ends the stream with one error event, charging what was produced', async () => {
+    openai.script({ kind: 'cut', after: 3 });
+    const response = await fetch(`${t.url}${API}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.liveKey },
+      body: JSON.stringify({ model: 'acme/gpt-fake', stream: true, messages: [{ role: 'user', content: 'a stream that breaks off' }] }),
+    });
+    expect(response.status).toBe(200);
+    const events = (await response.text()).split('\n\n').filter(Boolean);
+    expect(events.every((event) => event.startsWith('data: '))).toBe(true);
+    const last = JSON.parse(events.at(-1)!.slice('data: '.length));
+    expect(last.error).toMatchObject({ type: 'upstream_error', code: 'upstream_bad_response' });
+    expect(events.some((event) => event === 'data: [DONE]')).toBe(false);
+    expect((await t.call('GET', `${API}/credits/balance`)).body.held_credits).toBe(0);
+  });
+
   it('the upstream’s 429 reaches the client as a 429 with retry-after', async () => {
     const limited = { kind: 'respond' as const, status: 429, headers: { 'retry-after': '120' }, body: { error: { message: 'slow down' } } };
     openai.script(limited);
