@@ -106,8 +106,11 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
     async *chatStream(call) {
       for await (const event of stream('/chat/completions', chatRequest(call, true), call.signal)) {
         if (event.data === '[DONE]') return;
-        const failure = UpstreamStreamError.safeParse(event.json);
-        if (failure.success) throw midStreamError(failure.data);
+        // Only an event with an `error` can be one: a failed parse of every chunk costs a ZodError each.
+        if (typeof event.json === 'object' && event.json !== null && 'error' in event.json) {
+          const failure = UpstreamStreamError.safeParse(event.json);
+          if (failure.success) throw midStreamError(failure.data);
+        }
         const chunk = parse(UpstreamChatChunk, event.json, 'a chat completion chunk');
         if (chunk.choices.length > 0 || chunk.usage) yield chunk;
       }

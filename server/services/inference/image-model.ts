@@ -35,11 +35,12 @@ export function rewriteCompletion(completion: ChatCompletionJson, imageModel: st
  * The same for a stream, where arguments arrive in fragments: the fragments of an image tool call
  * are held back and sent as one rewritten fragment before the chunk that finishes the choice.
  */
-export async function* rewriteChunks(chunks: AsyncIterable<ChatChunk>, imageModel: string | undefined): AsyncGenerator<ChatChunk> {
-  if (!imageModel) {
-    yield* chunks;
-    return;
-  }
+export function rewriteChunks(chunks: AsyncIterable<ChatChunk>, imageModel: string | undefined): AsyncIterable<ChatChunk> {
+  // Without an image model there is nothing to rewrite: no extra layer per chunk.
+  return imageModel ? rewriteImageCalls(chunks, imageModel) : chunks;
+}
+
+async function* rewriteImageCalls(chunks: AsyncIterable<ChatChunk>, imageModel: string): AsyncGenerator<ChatChunk> {
   const held = new Map<number, string>();
   for await (const incoming of chunks) {
     let chunk = incoming;

@@ -1,8 +1,17 @@
 import type { Db } from './database.js';
+import type { Holds } from './holds.js';
 import { APP_COLUMNS, KEY_COLUMNS, toApp, toKey, type AppRow, type KeyRow } from './rows.js';
-import type { Store } from '../types.js';
+import type { KeyOwner, Store } from '../types.js';
 
-export function createApiKeysRepository(db: Db): Store['apiKeys'] {
+type Candidates = (KeyOwner & { secretHash: string })[];
+
+/**
+ * API keys. Every request looks its key up, so lookups are cached in memory and the cache is
+ * dropped on any write that could change an answer (`keyCache.clear`, also called by the apps
+ * repository): a deleted key stops working on the very next request. Last-use times are written
+ * only when the recorded one is stale.
+ */
+export function createApiKeysRepository(db: Db, holds: Holds, keyCache: Map<string, Candidates>): Store['apiKeys'] {
   const insert = db.prepare(
     `INSERT INTO api_keys (key_id, app_uuid, name, is_test, prefix, secret_hash, created_at)
      VALUES (@keyId, @appUuid, @name, @isTest, @prefix, @secretHash, @at)`,
@@ -26,10 +35,12 @@ export function createApiKeysRepository(db: Db): Store['apiKeys'] {
   const touch = db.prepare(
     'UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
   );
+  const lastTouched = new Map<string, string>();
 
   return {
     async create(key) {
       insert.run({ ...key, isTest: key.isTest ? 1 : 0 });
+      keyCache.clear();
       const row = selectOne.get(key.keyId);
       if (!row) throw new Error(`key ${key.keyId} vanished`);
       return toKey(row);
@@ -43,15 +54,25 @@ export function createApiKeysRepository(db: Db): Store['apiKeys'] {
     },
 
     async delete(appUuid, keyId, at) {
+      keyCache.clear();
       return softDelete.run(at, keyId, appUuid).changes === 1;
     },
 
     async findByPrefix(prefix) {
-      return selectByPrefix.all(prefix).map((row) => ({ key: toKey(row), app: toApp(row), secretHash: row.secret_hash }));
+      let candidates = keyCache.get(prefix);
+      if (!candidates) {
+        candidates = selectByPrefix.all(prefix).map((row) => ({ key: toKey(row), app: toApp(row, holds), secretHash: row.secret_hash }));
+        // Only hits: caching misses would let random keys grow the cache without bound.
+        if (candidates.length > 0) keyCache.set(prefix, candidates);
+      }
+      return candidates;
     },
 
     async touch(keyId, at, staleBefore) {
+      const last = lastTouched.get(keyId);
+      if (last !== undefined && last >= staleBefore) return;
       touch.run(at, keyId, staleBefore);
+      lastTouched.set(keyId, at);
     },
   };
 }

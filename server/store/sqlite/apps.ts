@@ -1,9 +1,11 @@
 import type { Db } from './database.js';
+import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from './rows.js';
 import type { Store } from '../types.js';
 
-export function createAppsRepository(db: Db, ledger: Ledger): Store['apps'] {
+/** `changed` runs after every write that can change what an API key resolves to. */
+export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, changed: () => void): Store['apps'] {
   const insert = db.prepare(
     `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins, created_at, updated_at)
      VALUES (@appUuid, @developerId, @accountId, @name, @appType, @defaultUserCreditsMicro, @allowedOrigins, @at, @at)`,
@@ -33,7 +35,7 @@ export function createAppsRepository(db: Db, ledger: Ledger): Store['apps'] {
   const byId = (appUuid: string) => {
     const row = selectById.get(appUuid);
     if (!row) throw new Error(`no app ${appUuid}`);
-    return toApp(row);
+    return toApp(row, holds);
   };
 
   return {
@@ -48,17 +50,18 @@ export function createAppsRepository(db: Db, ledger: Ledger): Store['apps'] {
 
     async list(developerId, page) {
       const rows = selectPage.all(developerId, page.limit, page.offset);
-      return { items: rows.map(toApp), total: count.get(developerId)?.n ?? 0 };
+      return { items: rows.map((row) => toApp(row, holds)), total: count.get(developerId)?.n ?? 0 };
     },
 
     async get(developerId, appUuid) {
       const row = selectOne.get(appUuid, developerId);
-      return row ? toApp(row) : null;
+      return row ? toApp(row, holds) : null;
     },
 
     async update(developerId, appUuid, patch, at) {
       return db.transaction(() => {
         if (!selectOne.get(appUuid, developerId)) return null;
+        changed();
         const sets: string[] = ['updated_at = @at'];
         if (patch.name !== undefined) sets.push('name = @name');
         if (patch.defaultUserCreditsMicro !== undefined) sets.push('default_user_credits_micro = @defaultUserCreditsMicro');
@@ -75,6 +78,7 @@ export function createAppsRepository(db: Db, ledger: Ledger): Store['apps'] {
     },
 
     async delete(developerId, appUuid, at) {
+      changed();
       return softDelete.run(at, appUuid, developerId).changes === 1;
     },
 
@@ -84,6 +88,7 @@ export function createAppsRepository(db: Db, ledger: Ledger): Store['apps'] {
           const holder = selectIdpHolder.get(idp.idpAppId);
           if (holder && holder.app_uuid !== appUuid) return 'taken' as const;
         }
+        changed();
         updateIdp.run(idp?.idpAppId ?? null, idp?.verificationKey ?? null, idp ? at : null, at, appUuid);
         return byId(appUuid);
       })();

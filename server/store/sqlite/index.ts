@@ -1,5 +1,6 @@
 import { openDatabase } from './database.js';
 import { createLedger } from './ledger.js';
+import { createHolds } from './holds.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
@@ -12,6 +13,9 @@ import type { Store } from '../types.js';
 export function createSqliteStore(file: string): Store {
   const db = openDatabase(file);
   const ledger = createLedger(db);
+  const holds = createHolds();
+  const keyCache = new Map();
+  const metering = createMeteringRepository(db, ledger, holds);
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
   const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
 
@@ -25,14 +29,16 @@ export function createSqliteStore(file: string): Store {
         return countDevelopers.get()?.n ?? 0;
       },
     },
-    apps: createAppsRepository(db, ledger),
-    apiKeys: createApiKeysRepository(db),
-    users: createUsersRepository(db, ledger),
-    metering: createMeteringRepository(db, ledger),
+    apps: createAppsRepository(db, ledger, holds, () => keyCache.clear()),
+    apiKeys: createApiKeysRepository(db, holds, keyCache),
+    users: createUsersRepository(db, ledger, holds),
+    metering,
     usage: createUsageRepository(db),
     responses: createResponsesRepository(db),
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      metering.flushPending();
+      db.close();
     },
   };
 }

@@ -1,19 +1,29 @@
 import type { Db } from './database.js';
+import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import type { Payer, Store, UsageEvent } from '../types.js';
 
-export function createMeteringRepository(db: Db, ledger: Ledger): Store['metering'] {
+interface PendingSettle {
+  accountId: number;
+  heldMicro: number;
+  costMicro: number;
+  usage: UsageEvent;
+  resolve(result: { chargedMicro: number }): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Metering: holds in memory (see holds.ts), settlements in the database. Settlements that arrive
+ * together are written in one transaction (group commit: one write-ahead-log commit for many
+ * requests), each inside its own savepoint so that one failure cannot undo another; every
+ * caller's promise resolves only after the commit.
+ */
+export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds): Store['metering'] & { flushPending(): void } {
   const appAccount = db.prepare<[string], { account_id: number }>('SELECT account_id FROM apps WHERE app_uuid = ?');
   const userAccount = db.prepare<[string, string], { account_id: number }>(
     'SELECT account_id FROM app_users WHERE app_uuid = ? AND address = ?',
   );
-  const reserve = db.prepare(
-    'UPDATE accounts SET held_micro = held_micro + @amount WHERE id = @id AND balance_micro - held_micro >= @amount',
-  );
-  const release = db.prepare('UPDATE accounts SET held_micro = MAX(0, held_micro - ?) WHERE id = ?');
-  const read = db.prepare<[number], { balance_micro: number; held_micro: number }>(
-    'SELECT balance_micro, held_micro FROM accounts WHERE id = ?',
-  );
+  const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND address = ?');
   const insertUsage = db.prepare(
     `INSERT INTO usage_events (request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
@@ -22,47 +32,91 @@ export function createMeteringRepository(db: Db, ledger: Ledger): Store['meterin
        @costMicro, @latencyMs, @ttftMs, @status, @errorCode, @at)`,
   );
 
+  // Which account belongs to an app or a user never changes once both exist: cached.
+  const accounts = new Map<string, number>();
   const accountOf = (payer: Payer): number => {
+    const key = payer.kind === 'app' ? payer.appUuid : `${payer.appUuid}/${payer.address}`;
+    const cached = accounts.get(key);
+    if (cached !== undefined) return cached;
     const row = payer.kind === 'app' ? appAccount.get(payer.appUuid) : userAccount.get(payer.appUuid, payer.address);
     if (!row) throw new Error(`no account for ${JSON.stringify(payer)}`);
+    accounts.set(key, row.account_id);
     return row.account_id;
+  };
+  const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;
+
+  /** One settlement: charge what the balance allows (never below zero), usage row, user spend. */
+  const settleOne = db.transaction((item: PendingSettle) => {
+    const available = Math.max(0, balanceOf(item.accountId) - holds.of(item.accountId));
+    const charged = Math.min(item.costMicro, available);
+    if (charged > 0) {
+      ledger.post(item.accountId, {
+        amountMicro: -charged,
+        kind: 'inference',
+        idempotencyKey: `usage:${item.usage.requestId}`,
+        reference: `${item.usage.provider}/${item.usage.model}`,
+        at: item.usage.at,
+      });
+      if (item.usage.address) addSpend.run(charged, item.usage.appUuid, item.usage.address);
+    }
+    insertUsage.run({ ...item.usage, costMicro: charged });
+    return charged;
+  });
+
+  let queue: PendingSettle[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    const results: ({ ok: true; charged: number } | { ok: false; error: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const item of batch) {
+          // A nested transaction is a savepoint: a failure rolls back this item only.
+          try {
+            results.push({ ok: true, charged: settleOne(item) });
+          } catch (error) {
+            results.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      batch.forEach((item) => item.reject(error));
+      return;
+    }
+    batch.forEach((item, i) => {
+      const result = results[i];
+      if (result?.ok) item.resolve({ chargedMicro: result.charged });
+      else item.reject(result?.error);
+    });
   };
 
   return {
     async hold(payer, amountMicro) {
-      return db.transaction(() => {
-        const id = accountOf(payer);
-        if (amountMicro <= 0 || reserve.run({ amount: amountMicro, id }).changes === 1) return { ok: true as const };
-        const row = read.get(id);
-        return { ok: false as const, availableMicro: Math.max(0, (row?.balance_micro ?? 0) - (row?.held_micro ?? 0)) };
-      })();
+      const id = accountOf(payer);
+      const available = Math.max(0, balanceOf(id) - holds.of(id));
+      if (amountMicro > available) return { ok: false as const, availableMicro: available };
+      if (amountMicro > 0) holds.add(id, amountMicro);
+      return { ok: true as const };
     },
 
-    async settle(payer, heldMicro, costMicro, usage: UsageEvent) {
-      return db.transaction(() => {
-        const id = accountOf(payer);
-        release.run(heldMicro, id);
-        const row = read.get(id);
-        const available = Math.max(0, (row?.balance_micro ?? 0) - (row?.held_micro ?? 0));
-        const charged = Math.min(costMicro, available);
-        if (charged > 0) {
-          ledger.post(id, {
-            amountMicro: -charged,
-            kind: 'inference',
-            idempotencyKey: `usage:${usage.requestId}`,
-            reference: `${usage.provider}/${usage.model}`,
-            at: usage.at,
-          });
-        }
-        if (usage.address && charged > 0) addSpend.run(charged, usage.appUuid, usage.address);
-        insertUsage.run({ ...usage, costMicro: charged });
-        return { chargedMicro: charged };
-      })();
+    settle(payer, heldMicro, costMicro, usage) {
+      const accountId = accountOf(payer);
+      // The hold ends now, so the charge can draw on the whole balance, never beyond it.
+      holds.release(accountId, heldMicro);
+      return new Promise((resolve, reject) => {
+        if (queue.length === 0) setImmediate(flush);
+        queue.push({ accountId, heldMicro, costMicro, usage, resolve, reject });
+      });
     },
 
     async balance(payer) {
-      const row = read.get(accountOf(payer));
-      return { balanceMicro: row?.balance_micro ?? 0, heldMicro: row?.held_micro ?? 0 };
+      const id = accountOf(payer);
+      return { balanceMicro: balanceOf(id), heldMicro: holds.of(id) };
+    },
+
+    /** Writes what is queued now (at close, so nothing settled is lost). */
+    flushPending() {
+      if (queue.length > 0) flush();
     },
   };
 }

@@ -1,10 +1,11 @@
+import type { Holds } from './holds.js';
 import type { ApiKeyRecord, AppRecord, AppType, AppUserRecord } from '../types.js';
 
 /** Column lists and row mappers shared by the repositories. */
 
 export const APP_COLUMNS = `a.app_uuid, a.developer_id, a.name, a.app_type, a.default_user_credits_micro,
   a.allowed_origins, a.idp_app_id, a.idp_verification_key, a.idp_updated_at, a.created_at, a.updated_at,
-  acc.balance_micro, acc.held_micro`;
+  acc.balance_micro, acc.id AS account_id`;
 export const APP_FROM = 'apps a JOIN accounts acc ON acc.id = a.account_id';
 
 export interface AppRow {
@@ -20,10 +21,10 @@ export interface AppRow {
   created_at: string;
   updated_at: string;
   balance_micro: number;
-  held_micro: number;
+  account_id: number;
 }
 
-export function toApp(row: AppRow): AppRecord {
+export function toApp(row: AppRow, holds: Holds): AppRecord {
   return {
     appUuid: row.app_uuid,
     developerId: row.developer_id,
@@ -35,7 +36,7 @@ export function toApp(row: AppRow): AppRecord {
     idpVerificationKey: row.idp_verification_key,
     idpUpdatedAt: row.idp_updated_at,
     balanceMicro: row.balance_micro,
-    heldMicro: row.held_micro,
+    heldMicro: holds.of(row.account_id),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -66,7 +67,7 @@ export function toKey(row: KeyRow): ApiKeyRecord {
 }
 
 export const USER_COLUMNS = `u.app_uuid, u.address, u.credit_limit_micro, u.spent_micro, u.created_at,
-  acc.balance_micro, acc.held_micro`;
+  acc.balance_micro, acc.id AS account_id`;
 export const USER_FROM = 'app_users u JOIN accounts acc ON acc.id = u.account_id';
 
 export interface UserRow {
@@ -76,15 +77,15 @@ export interface UserRow {
   spent_micro: number;
   created_at: string;
   balance_micro: number;
-  held_micro: number;
+  account_id: number;
 }
 
-export function toUser(row: UserRow): AppUserRecord {
+export function toUser(row: UserRow, holds: Holds): AppUserRecord {
   return {
     appUuid: row.app_uuid,
     address: row.address,
     balanceMicro: row.balance_micro,
-    heldMicro: row.held_micro,
+    heldMicro: holds.of(row.account_id),
     creditLimitMicro: row.credit_limit_micro,
     spentMicro: row.spent_micro,
     createdAt: row.created_at,

@@ -1,9 +1,10 @@
 import type { Db } from './database.js';
+import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { toUser, USER_COLUMNS, USER_FROM, type UserRow } from './rows.js';
 import type { AppUserRecord, Store } from '../types.js';
 
-export function createUsersRepository(db: Db, ledger: Ledger): Store['users'] {
+export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds): Store['users'] {
   const selectOne = db.prepare<[string, string], UserRow>(
     `SELECT ${USER_COLUMNS} FROM ${USER_FROM} WHERE u.app_uuid = ? AND u.address = ?`,
   );
@@ -25,7 +26,7 @@ export function createUsersRepository(db: Db, ledger: Ledger): Store['users'] {
   const read = (appUuid: string, address: string): AppUserRecord => {
     const row = selectOne.get(appUuid, address);
     if (!row) throw new Error(`no user ${address} in ${appUuid}`);
-    return toUser(row);
+    return toUser(row, holds);
   };
 
   /** Inside a transaction: the user's account id, creating the user (and its grant) when new. */
@@ -49,14 +50,14 @@ export function createUsersRepository(db: Db, ledger: Ledger): Store['users'] {
   return {
     async list(appUuid, page) {
       return {
-        items: selectPage.all(appUuid, page.limit, page.offset).map(toUser),
+        items: selectPage.all(appUuid, page.limit, page.offset).map((row) => toUser(row, holds)),
         total: count.get(appUuid)?.n ?? 0,
       };
     },
 
     async get(appUuid, address) {
       const row = selectOne.get(appUuid, address);
-      return row ? toUser(row) : null;
+      return row ? toUser(row, holds) : null;
     },
 
     async ensure(appUuid, address, at) {

@@ -1,11 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** npm runs scripts from the package root. */
 export const REPO = resolve(process.cwd());
 export const SVC_BIN = join(REPO, 'bin/svc.js');
+/** The bundled benchmarks (dist/bench/index.js), which a child process runs again in a role. */
+const BENCH_BUNDLE = fileURLToPath(import.meta.url);
+/** Names the role a child process of a benchmark plays (index.ts runs it instead of the benchmarks). */
+export const CHILD_ROLE_ENV = 'SVC_BENCH_CHILD';
 
 export function tempHome(prefix = 'svc-bench-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -52,4 +57,70 @@ export function startSvcServer(home: string): Promise<{ url: string; child: Chil
     });
     child.once('exit', (code) => reject(new Error(`svc serve exited ${code} before listening:\n${output}`)));
   });
+}
+
+export interface BenchChild<Info> {
+  /** What the child reported once ready. */
+  info: Info;
+  child: ChildProcess;
+  /** Ends the child's stdin, which makes it close down and exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the benchmark bundle again as the child `role` (one of index.ts's roles), and resolves with
+ * the JSON line it prints once ready (`reportReady`). Its stdin is the leash: when it ends, the
+ * child closes down, so a child also stops when the benchmark dies.
+ */
+export function startChild<Info>(
+  role: string,
+  options: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+): Promise<BenchChild<Info>> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BENCH_BUNDLE], {
+      env: { ...process.env, ...options.env, [CHILD_ROLE_ENV]: role },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let output = '';
+    const early = (code: number | null) => reject(new Error(`bench child ${role} exited ${code} before it was ready:\n${output}`));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const newline = output.indexOf('\n');
+      if (newline < 0) return;
+      child.off('exit', early);
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      const stop = () =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            done();
+          });
+          child.stdin.end();
+        });
+      resolvePromise({ info: JSON.parse(output.slice(0, newline)) as Info, child, stop });
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', early);
+  });
+}
+
+/** In a child: tells the parent it is ready (one JSON line), and runs `close` then exits once the parent lets go. */
+export function reportReady(info: unknown, close: () => Promise<void>): void {
+  process.stdout.write(`${JSON.stringify(info)}\n`);
+  process.stdin.once('end', () => void close().finally(() => process.exit(0)));
+  process.stdin.resume();
+}
+
+/** CPU time a process has used so far (user + system), in seconds; NaN where /proc cannot tell (not Linux). */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in ticks of 1/100 s.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }

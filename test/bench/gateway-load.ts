@@ -1,0 +1,358 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client, Pool } from 'undici';
+import type { startServer as StartServer } from '../../server/app.js';
+import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
+import { REPO, reportReady, startChild, tempHome, type BenchChild } from './lib/processes.js';
+import { percentile } from './lib/stats.js';
+import { printTable } from './lib/table.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = 1;
+/** Under load (the throughput), and one at a time (the latency a request pays by itself). */
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map(Number);
+/** Targets (issue: the gateway's overhead): svc against the bare proxy. */
+const MIN_RPS_RATIO = 0.8;
+const MAX_P50_ADDED_MS = 0.5;
+
+const MODEL = 'gpt-fake';
+const PROVIDER = 'fake';
+const KEY_ENV = 'FAKE_UPSTREAM_KEY';
+const PIECES = ['This ', 'is ', 'a ', 'fixed ', 'answer ', 'from ', 'the ', 'fake ', 'upstream', '.'];
+const ANSWER = PIECES.join('');
+const USAGE = { prompt_tokens: 12, completion_tokens: PIECES.length, total_tokens: 12 + PIECES.length };
+
+/** The fake upstream's two answers, built once: a chat completion, and its SSE stream with usage. */
+function upstreamAnswers() {
+  const base = { id: 'chatcmpl-bench', created: 1_700_000_000, model: MODEL, system_fingerprint: 'fp_bench' };
+  const completion = {
+    ...base,
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content: ANSWER, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: USAGE,
+  };
+  const chunk = (choices: unknown[], usage: unknown = null) =>
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, usage })}\n\n`;
+  const delta = (d: object, finish: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  const events = [
+    ...PIECES.map((content, i) => delta(i === 0 ? { role: 'assistant', content } : { content })),
+    delta({}, 'stop'),
+    chunk([], USAGE),
+    'data: [DONE]\n\n',
+  ];
+  return { json: Buffer.from(JSON.stringify(completion)), sse: Buffer.from(events.join('')) };
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+/** Child: the fake upstream, as cheap as a node:http server gets (fixed answers, no parsing). */
+async function upstreamChild(): Promise<void> {
+  const { json, sse } = upstreamAnswers();
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404).end();
+      } else if (Buffer.concat(chunks).includes('"stream":true')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked' });
+        res.end(sse);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': json.length });
+        res.end(json);
+      }
+    });
+  });
+  reportReady({ url: await listen(server) }, () => closeServer(server));
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'host']);
+
+function forwardable(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  return out;
+}
+
+/** Child: the bare proxy, node:http in front of an undici pool, passing bytes through (the ceiling for a Node gateway). */
+async function proxyChild(): Promise<void> {
+  const pool = new Pool(requiredEnv('BENCH_UPSTREAM_URL'), { connections: 128, keepAliveTimeout: 30_000 });
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      pool.stream(
+        { path: req.url ?? '/', method: 'POST', headers: forwardable(req.headers), body: Buffer.concat(chunks) },
+        ({ statusCode, headers }) => res.writeHead(statusCode, forwardable(headers)),
+        (error) => {
+          if (!error) return;
+          if (res.headersSent) res.destroy();
+          else res.writeHead(502).end();
+        },
+      );
+    });
+  });
+  reportReady({ url: await listen(server) }, async () => {
+    await closeServer(server);
+    await pool.close();
+  });
+}
+
+/** Child: svc as `svc serve` runs it (the built bundle), on a SQLite file, with a priced model on the fake upstream. */
+async function svcChild(): Promise<void> {
+  const dir = requiredEnv('BENCH_SVC_DIR');
+  const bundle = join(REPO, 'dist/server/app.js');
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run build (npm run bench does)`);
+  const { startServer } = (await import(pathToFileURL(bundle).href)) as { startServer: typeof StartServer };
+  const server = await startServer({
+    dbPath: join(dir, 'svc.db'),
+    port: 0,
+    providersFile: join(dir, 'providers.json'),
+    env: { [KEY_ENV]: 'sk-bench-upstream-key' },
+    // Far more than the run can spend: the ledger must not run dry mid-run.
+    startingGrantCredits: 10_000_000,
+    log: (line) => process.stderr.write(`svc: ${line}\n`),
+  });
+  if (!server.bootstrap) throw new Error('svc: expected a fresh database');
+  reportReady({ url: server.url, key: server.bootstrap.liveKey }, () => server.close());
+}
+
+/** The processes this benchmark starts (index.ts runs the bundle again in one of these roles). */
+export const gatewayLoadChildren: Record<string, () => Promise<void>> = {
+  'gateway-load/upstream': upstreamChild,
+  'gateway-load/proxy': proxyChild,
+  'gateway-load/svc': svcChild,
+};
+
+interface Target {
+  name: 'direct' | 'bare proxy' | 'svc';
+  origin: string;
+  path: string;
+  model: string;
+  headers: Record<string, string>;
+  /** The process that answers (for `direct`, the upstream's). */
+  pid: number | undefined;
+}
+
+const MODES = ['non-streamed', 'streamed'] as const;
+type Mode = (typeof MODES)[number];
+
+function chatRequest(target: Target, mode: Mode): LoadRequest {
+  const streamed = mode === 'streamed' ? { stream: true, stream_options: { include_usage: true } } : {};
+  const body = { model: target.model, messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 64, ...streamed };
+  return { path: target.path, headers: { 'content-type': 'application/json', ...target.headers }, body: JSON.stringify(body) };
+}
+
+/** One request outside the load, answered in full. */
+async function exchange(origin: string, path: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }) {
+  const client = new Client(origin);
+  try {
+    const answer = await client.request({ path, ...init });
+    return { status: answer.statusCode, text: await answer.body.text() };
+  } finally {
+    await client.close();
+  }
+}
+
+/** What is wrong with an answer, or null: the expected text, model and usage, and a stream ended by [DONE]. */
+function problemWith(text: string, mode: Mode, model: string): string | null {
+  try {
+    if (mode === 'non-streamed') {
+      const completion = JSON.parse(text);
+      if (completion.choices?.[0]?.message?.content !== ANSWER) return 'not the expected content';
+      if (completion.model !== model) return `model ${completion.model}, expected ${model}`;
+      return completion.usage?.completion_tokens === USAGE.completion_tokens ? null : 'not the expected usage';
+    }
+    const events = text.split('\n\n').filter((event) => event.length > 0);
+    if (events.some((event) => !event.startsWith('data: '))) return 'an event without data';
+    if (events.at(-1) !== 'data: [DONE]') return 'no [DONE] at the end';
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)));
+    const content = chunks.map((chunk) => chunk.choices?.[0]?.delta?.content ?? '').join('');
+    if (content !== ANSWER) return `content ${JSON.stringify(content)}`;
+    if (chunks.some((chunk) => chunk.model !== model)) return `a chunk's model is not ${model}`;
+    return chunks.some((chunk) => chunk.usage?.completion_tokens === USAGE.completion_tokens) ? null : 'no usage chunk';
+  } catch (error) {
+    return `unreadable: ${(error as Error).message}`;
+  }
+}
+
+async function verify(target: Target, mode: Mode): Promise<void> {
+  const { path, headers, body } = chatRequest(target, mode);
+  const { status, text } = await exchange(target.origin, path, { method: 'POST', headers, body });
+  const problem = status === 200 ? problemWith(text, mode, target.model) : `status ${status}`;
+  if (problem) throw new Error(`gateway-load: ${target.name} answered a ${mode} chat wrongly (${problem}): ${text.slice(0, 300)}`);
+}
+
+interface Summary {
+  rps: number;
+  p50: number;
+  p99: number;
+  ttfb50: number;
+  failures: number;
+  /** CPU seconds per request of the target's process. */
+  cpuPerRequest: number;
+}
+
+function summarize(result: LoadResult): Summary {
+  return {
+    rps: result.ok / result.seconds,
+    p50: percentile(result.latencies, 50),
+    p99: percentile(result.latencies, 99),
+    ttfb50: percentile(result.firstBytes, 50),
+    failures: result.failures,
+    cpuPerRequest: (result.cpu[0] ?? Number.NaN) / (result.ok + result.failures),
+  };
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const plusMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} ms`;
+const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
+const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
+
+function report(connections: number, results: Map<string, Summary>, targets: Target[]): void {
+  const get = (name: Target['name'], mode: Mode) => results.get(`${connections} ${name} ${mode}`) as Summary;
+  const rows: string[][] = [];
+  const verdicts: string[] = [];
+  for (const mode of MODES) {
+    const direct = get('direct', mode);
+    const proxy = get('bare proxy', mode);
+    for (const { name } of targets) {
+      const row = get(name, mode);
+      const vsDirect = name !== 'direct';
+      const vsProxy = name === 'svc';
+      rows.push([
+        name,
+        mode,
+        row.rps.toFixed(0),
+        ms(row.p50),
+        ms(row.p99),
+        vsDirect ? plusMs(row.p50 - direct.p50) : '',
+        vsDirect ? plusMs(row.p99 - direct.p99) : '',
+        mode === 'streamed' ? ms(row.ttfb50) : '',
+        Number.isNaN(row.cpuPerRequest) ? '?' : `${(row.cpuPerRequest * 1e6).toFixed(0)} µs`,
+        String(row.failures),
+        vsProxy ? percent(row.rps / proxy.rps) : '',
+        vsProxy ? plusMs(row.p50 - proxy.p50) : '',
+      ]);
+    }
+    const svc = get('svc', mode);
+    const ratio = svc.rps / proxy.rps;
+    const added = svc.p50 - proxy.p50;
+    verdicts.push(
+      `  ${mode}: req/s ${percent(ratio)} of the bare proxy's ${verdict(ratio >= MIN_RPS_RATIO)}; ` +
+        `p50 ${plusMs(added)} over it ${verdict(added <= MAX_P50_ADDED_MS)}`,
+    );
+  }
+  const failures = [...results.entries()].filter(([key]) => key.startsWith(`${connections} `)).reduce((sum, [, s]) => sum + s.failures, 0);
+  printTable(
+    `Gateway load on loopback, ${connections} connection${connections === 1 ? '' : 's'}, ${SECONDS} s each after ${WARMUP_SECONDS} s warm-up ` +
+      `(targets: svc ≥ ${percent(MIN_RPS_RATIO)} of the bare proxy's req/s, ≤ ${MAX_P50_ADDED_MS} ms added at p50 over it)`,
+    ['target', 'mode', 'req/s', 'p50', 'p99', 'p50 +direct', 'p99 +direct', 'ttfb p50', 'cpu/req', 'non-200', 'req/s vs proxy', 'p50 +proxy'],
+    rows,
+  );
+  process.stdout.write(`svc against the targets, ${connections} connection${connections === 1 ? '' : 's'}:\n${verdicts.join('\n')}\n`);
+  if (failures > 0) process.stdout.write(`  FAIL: ${failures} requests were not answered 200: the numbers above measure errors\n`);
+}
+
+/**
+ * Load on loopback against a fake upstream, three targets side by side: the upstream directly, a
+ * bare pass-through proxy, and svc; chat completions, non-streamed and streamed. The upstream and
+ * each target run in processes of their own; the load comes from this one. `BENCH_SECONDS` sets
+ * the measured time per case, `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and
+ * `BENCH_CPU_PROF=DIR` writes a CPU profile of the svc process into DIR.
+ */
+export async function gatewayLoad(): Promise<void> {
+  const dir = tempHome('svc-bench-load-');
+  const children: BenchChild<{ url: string; key?: string }>[] = [];
+  const results = new Map<string, Summary>();
+  let targets: Target[] = [];
+  let served = 0;
+  let usageRows: unknown = null;
+  try {
+    const upstream = await startChild<{ url: string }>('gateway-load/upstream');
+    children.push(upstream);
+    const providers = [
+      {
+        id: PROVIDER,
+        type: 'openai',
+        base_url: `${upstream.info.url}/v1`,
+        api_key_env: KEY_ENV,
+        models: [{ id: MODEL, input_price: 0.15, output_price: 0.6 }],
+      },
+    ];
+    writeFileSync(join(dir, 'providers.json'), JSON.stringify({ providers }));
+    const proxy = await startChild<{ url: string }>('gateway-load/proxy', { env: { BENCH_UPSTREAM_URL: upstream.info.url } });
+    children.push(proxy);
+    const profile = process.env.BENCH_CPU_PROF;
+    const svc = await startChild<{ url: string; key: string }>('gateway-load/svc', {
+      env: { BENCH_SVC_DIR: dir },
+      nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+    });
+    children.push(svc);
+    const auth = { authorization: `Bearer ${svc.info.key}` };
+    targets = [
+      { name: 'direct', origin: upstream.info.url, path: '/v1/chat/completions', model: MODEL, headers: {}, pid: upstream.child.pid },
+      { name: 'bare proxy', origin: proxy.info.url, path: '/v1/chat/completions', model: MODEL, headers: {}, pid: proxy.child.pid },
+      {
+        name: 'svc',
+        origin: svc.info.url,
+        path: '/api/v1/chat/completions',
+        model: `${PROVIDER}/${MODEL}`,
+        headers: auth,
+        pid: svc.child.pid,
+      },
+    ];
+    for (const target of targets) for (const mode of MODES) await verify(target, mode);
+    served = MODES.length;
+
+    for (const connections of CONNECTIONS) {
+      for (const mode of MODES) {
+        for (const target of targets) {
+          const result = await runLoad({
+            origin: target.origin,
+            request: chatRequest(target, mode),
+            connections,
+            warmupMs: WARMUP_SECONDS * 1000,
+            durationMs: SECONDS * 1000,
+            pids: [target.pid],
+          });
+          if (target.name === 'svc') served += result.served;
+          results.set(`${connections} ${target.name} ${mode}`, summarize(result));
+        }
+      }
+    }
+    // Every answered request has its usage row (settled in the same transaction as the charge).
+    const usage = await exchange(svc.info.url, '/api/v1/usage/models', { method: 'GET', headers: auth });
+    usageRows = (JSON.parse(usage.text) as { data?: { model: string; requests: number }[] }).data?.find(
+      (row) => row.model === `${PROVIDER}/${MODEL}`,
+    )?.requests;
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const connections of CONNECTIONS) report(connections, results, targets);
+  process.stdout.write(
+    '\ndirect: the fake upstream; bare proxy: node:http + undici, bytes passed through; svc: auth, hold, settle and usage row on a SQLite file.\n' +
+      'Latency is to the end of the answer; ttfb to the first byte of its body; cpu/req is the CPU time of the answering process per request.\n',
+  );
+  process.stdout.write(`svc usage rows: ${usageRows} for ${served} requests it answered 200 ${verdict(usageRows === served)}\n`);
+}
