@@ -18,7 +18,8 @@ const common = {
   sourcemap: 'linked',
   minifySyntax: true,
   // Native addons stay in node_modules.
-  external: ['better-sqlite3'],
+  // react-devtools-core: ink loads it only with DEV=true, for its devtools; not a dependency.
+  external: ['better-sqlite3', 'react-devtools-core'],
   banner,
   // clipanion's ESM build imports typanion lazily (its CommonJS build requires it up front).
   alias: { clipanion: './node_modules/clipanion/lib/advanced/index.mjs' },

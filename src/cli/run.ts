@@ -7,13 +7,14 @@ import { loadManifest } from './manifest.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve] = await Promise.all([
+  const [login, status, logout, serve, chat] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
     import('./commands/serve.js'),
+    import('./commands/chat.js'),
   ]);
-  return [login.AuthLoginCommand, status.AuthStatusCommand, logout.AuthLogoutCommand, serve.ServeCommand];
+  return [login.AuthLoginCommand, status.AuthStatusCommand, logout.AuthLogoutCommand, serve.ServeCommand, chat.ChatCommand];
 }
 
 /**

@@ -88,7 +88,11 @@ export function createClient(options: ClientOptions) {
     /** Calls a streaming operation and yields its server-sent events as they arrive. */
     async *stream<O extends OperationRef>(op: O, input: CallInput<O>): AsyncGenerator<ServerSentEvent> {
       const response = await open(op, input, 'text/event-stream');
-      yield* parseEventStream(response);
+      for await (const event of parseEventStream(response)) {
+        // Events already received are not handed out once the caller has cancelled.
+        if (input.signal?.aborted) throw input.signal.reason ?? new Error('aborted');
+        yield event;
+      }
     },
   };
 }

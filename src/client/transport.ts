@@ -19,7 +19,9 @@ export interface TransportRequest {
 export function send(request: TransportRequest): Promise<IncomingMessage> {
   const secure = request.url.protocol === 'https:';
   const make = secure ? httpsRequest : httpRequest;
+  const { signal } = request;
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const req = make(request.url, {
       method: request.method,
       headers: {
@@ -27,11 +29,24 @@ export function send(request: TransportRequest): Promise<IncomingMessage> {
         ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
       },
       agent: secure ? agents.https : agents.http,
-      signal: request.signal,
     });
-    req.on('response', resolve);
+    // Aborts are ours to handle (not node's `signal` option, whose listener outlives the
+    // request): before the answer the request is destroyed, after it the answer's body.
+    let answer: IncomingMessage | null = null;
+    const onAbort = () => {
+      const reason = signal?.reason instanceof Error ? signal.reason : new Error('aborted');
+      if (answer) answer.destroy(reason);
+      else req.destroy(reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('response', (response) => {
+      answer = response;
+      response.on('close', () => signal?.removeEventListener('abort', onAbort));
+      resolve(response);
+    });
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.name === 'AbortError') return reject(error);
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) return reject(signal.reason);
       reject(
         new ConnectionError(
           request.url.origin,

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
-import { loadServer } from '../lazy.js';
+import { startBundledServer } from '../bundled-server.js';
 
 export class ServeCommand extends SvcCommand {
   static override paths = [['serve']];
@@ -47,22 +45,20 @@ export class ServeCommand extends SvcCommand {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    mkdirSync(config.home, { recursive: true, mode: 0o700 });
-    const dbPath = this.db ?? join(config.home, 'server.db');
-    const { startServer } = await loadServer();
-    let server;
+    let started;
     try {
-      server = await startServer({
+      started = await startBundledServer(config, {
         host: this.host,
         port: this.port,
-        dbPath,
-        startingGrantCredits: this.startingCredits,
+        ...(this.db ? { db: this.db } : {}),
+        startingCredits: this.startingCredits,
         ...(this.providers ? { providersFile: this.providers } : {}),
       });
     } catch (error) {
       stderr.write(`svc: cannot start the server: ${(error as Error).message}\n`);
       return ExitCode.usage;
     }
+    const { server, savedKey } = started;
     if (server.bootstrap) {
       const { liveKey, testKey, appUuid } = server.bootstrap;
       stdout.write(
@@ -74,10 +70,7 @@ export class ServeCommand extends SvcCommand {
           '',
         ].join('\n'),
       );
-      if (!config.values.api_key) {
-        config.set({ api_key: liveKey, api_url: server.url });
-        stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
-      }
+      if (savedKey) stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
     }
     stdout.write(`svc server listening on ${server.url}\n`);
 

@@ -1,0 +1,23 @@
+import type { ClientTool, WireMessage } from './types.js';
+
+/**
+ * What the chat needs from the client-side memory (src/memory adapts itself to this): a place to
+ * write the conversation as it happens, to find it again, and the memory tools.
+ */
+export interface ChatMemory {
+  startConversation(model: string): string;
+  append(conversationId: string, message: WireMessage): void;
+  conversations(limit: number): { id: string; title: string; updatedAt: string }[];
+  /** The conversation's messages, or null when there is no such conversation. */
+  load(conversationId: string): WireMessage[] | null;
+  latest(): string | null;
+  /** `/memory <query>`: hits as short lines. */
+  search(query: string, currentConversationId: string | null): Promise<string[]>;
+  vault: {
+    list(): { id: string; scope: string; content: string }[];
+    delete(id: string): boolean;
+  };
+  /** The memory tools, bound to the current conversation and to a save confirmation. */
+  tools(currentConversationId: () => string | null, confirmSave: (summary: string) => Promise<boolean>): ClientTool[];
+  close(): void;
+}

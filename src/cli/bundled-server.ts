@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { openConfig } from './config.js';
+import { loadServer } from './lazy.js';
+
+type Config = ReturnType<typeof openConfig>;
+
+/**
+ * Starts the server bundled with the CLI on this machine's SQLite database (`svc serve`, and
+ * `svc chat` when no server answers). On an empty database the owner's keys are created; the
+ * live key and URL are saved in the config when it has no key yet, so the CLI works at once.
+ */
+export async function startBundledServer(
+  config: Config,
+  options: { host: string; port: number; db?: string; startingCredits: number; providersFile?: string },
+) {
+  mkdirSync(config.home, { recursive: true, mode: 0o700 });
+  const { startServer } = await loadServer();
+  const server = await startServer({
+    host: options.host,
+    port: options.port,
+    dbPath: options.db ?? join(config.home, 'server.db'),
+    startingGrantCredits: options.startingCredits,
+    ...(options.providersFile ? { providersFile: options.providersFile } : {}),
+  });
+  let savedKey = false;
+  if (server.bootstrap && !config.values.api_key) {
+    config.set({ api_key: server.bootstrap.liveKey, api_url: server.url });
+    savedKey = true;
+  }
+  return { server, savedKey };
+}

@@ -1,0 +1,147 @@
+import { Command, Option, UsageError } from 'clipanion';
+import { join } from 'node:path';
+import { createClient, type Client } from '../../client/client.js';
+import { openChatMemory } from '../../chat/memory-adapter.js';
+import type { ChatMemory } from '../../chat/memory-port.js';
+import type { ChatSettings } from '../../tui/chat/session.js';
+import { ConnectionError } from '../../client/errors.js';
+import { chatDefaults } from '../../chat/defaults.js';
+import { runPipe } from '../../chat/pipe.js';
+import { VERSION } from '../../version.js';
+import { SvcCommand } from '../base-command.js';
+import { startBundledServer } from '../bundled-server.js';
+import { DEFAULT_API_URL } from '../connection.js';
+import { ExitCode } from '../exit-codes.js';
+
+const HEALTH = { method: 'GET', path: '/health', absolutePath: true } as const;
+
+type Settings = Omit<ChatSettings, 'liveRows' | 'redrawMs'>;
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export class ChatCommand extends SvcCommand {
+  static override paths = [['chat']];
+  static override usage = Command.Usage({
+    category: 'Chat',
+    description: 'Chat with any model in the terminal, with client-side memory',
+    details: [
+      `The model is --model, else \`model\` in ~/.svc/config.json, else ${chatDefaults.model} (offline, free).`,
+      'When no server answers at a local API URL, the bundled one starts (data in ~/.svc).',
+      'With stdin not a terminal, the question is read from stdin and the answer streamed as plain text.',
+      'In the chat: /help lists commands and keys; Esc or Ctrl+C cancels an answer; Ctrl+D exits.',
+    ].join('\n\n'),
+    examples: [
+      ['Chat', 'svc chat'],
+      ['Another model, a system prompt', 'svc chat --model openai/gpt-4o-mini --system "Answer briefly"'],
+      ['One question from a script', 'echo "What is 2+2?" | svc chat'],
+      ['Pick up the last conversation', 'svc chat --continue'],
+    ],
+  });
+
+  model = Option.String('--model', { description: `Model, <provider>/<model> (default ${chatDefaults.model})` });
+  system = Option.String('--system', { description: 'System prompt' });
+  tools = Option.Boolean('--tools', true, { description: 'Offer the memory tools to the model (--no-tools: do not)' });
+  continue = Option.Boolean('--continue', false, { description: 'Resume the last conversation' });
+  conversation = Option.String('--conversation', { description: 'Resume this conversation' });
+  yes = Option.Boolean('--yes', false, { description: 'Without a terminal: allow tools that write' });
+
+  async execute(): Promise<number> {
+    const { stdin, stderr } = this.context;
+    let config;
+    try {
+      config = await this.config();
+    } catch (error) {
+      return this.report(error);
+    }
+    const values = config.values;
+    const model = this.model ?? values.model ?? chatDefaults.model;
+
+    // A server to talk to: the configured one, or — on this machine — the bundled one.
+    let connection = this.connection();
+    let started: Awaited<ReturnType<typeof startBundledServer>> | null = null;
+    try {
+      await createClient({ baseUrl: connection.apiUrl }).call(HEALTH);
+    } catch (error) {
+      const local = new URL(connection.apiUrl);
+      if (!(error instanceof ConnectionError) || !['127.0.0.1', 'localhost'].includes(local.hostname)) return this.report(error);
+      try {
+        started = await startBundledServer(config, {
+          host: '127.0.0.1',
+          port: Number(local.port || new URL(DEFAULT_API_URL).port),
+          startingCredits: 100,
+        });
+      } catch (startError) {
+        stderr.write(`svc: no server at ${connection.apiUrl}, and the bundled one could not start: ${(startError as Error).message}\n`);
+        return ExitCode.unreachable;
+      }
+      stderr.write(`svc: no server answered at ${connection.apiUrl}; started the bundled one (data in ${config.home}).\n`);
+      connection = this.connection();
+    }
+
+    let memory: ChatMemory | null = null;
+    try {
+      if (!connection.apiKey) throw new UsageError('No API key: run `svc auth login --api-key <key>` or set SVC_API_KEY.');
+      const client = createClient({ baseUrl: connection.apiUrl, apiKey: connection.apiKey, userAgent: `svc-cli/${VERSION}` });
+      const settings = {
+        model,
+        ...(this.system ? { system: this.system } : {}),
+        toolsEnabled: this.tools,
+        maxToolRounds: values.max_tool_rounds ?? chatDefaults.maxToolRounds,
+        contextMessages: values.context_messages ?? chatDefaults.contextMessages,
+        maxFileBytes: values.max_file_bytes ?? chatDefaults.maxFileBytes,
+      };
+      memory = openChatMemory(join(config.home, 'memory.db'), client, values.embedding_model ?? chatDefaults.embeddingModel);
+      const resume = this.conversation ?? (this.continue ? memory.latest() : null);
+      if (this.continue && !resume) stderr.write('svc: no earlier conversation to continue; starting a new one.\n');
+      if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory);
+      return await this.runScreen(client, settings, memory, resume);
+    } catch (error) {
+      return this.report(error);
+    } finally {
+      memory?.close();
+      await started?.server.close();
+    }
+  }
+
+  /** One question from stdin, the answer to stdout; the exchange is remembered like any other. */
+  private async runPipe(client: Client, settings: Settings, memory: ChatMemory) {
+    const { stdin, stdout, stderr } = this.context;
+    const question = (await readAll(stdin)).trim();
+    if (!question) throw new UsageError('No question on stdin.');
+    const controller = new AbortController();
+    process.once('SIGINT', () => controller.abort());
+    const conversationId = memory.startConversation(settings.model);
+    memory.append(conversationId, { role: 'user', content: question });
+    const tools = settings.toolsEnabled ? memory.tools(() => conversationId, async () => this.yes) : [];
+    await runPipe({
+      client,
+      ...settings,
+      question,
+      tools,
+      yes: this.yes,
+      stdout,
+      stderr,
+      signal: controller.signal,
+      onMessage: (message) => memory.append(conversationId, message),
+    });
+    return ExitCode.ok;
+  }
+
+  /** The Ink screen, loaded only here so no other command pays for it. */
+  private async runScreen(client: Client, settings: Settings, memory: ChatMemory, resume: string | null) {
+    const { launchChat } = await import('../../tui/chat/launch.js');
+    const rows = process.stdout.rows ?? 24;
+    await launchChat({
+      client,
+      memory,
+      settings: { ...settings, liveRows: Math.max(4, rows - 8), redrawMs: 40 },
+      resume,
+      writeRaw: (text: string) => process.stdout.write(text),
+    });
+    return ExitCode.ok;
+  }
+}

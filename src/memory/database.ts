@@ -1,0 +1,96 @@
+import Database from 'better-sqlite3';
+
+export type MemoryDb = Database.Database;
+
+/**
+ * Numbered schema migrations of `memory.db`, applied in order when the file is opened;
+ * `PRAGMA user_version` records the last one applied. A migration is never edited once
+ * released: add a new one.
+ */
+const migrations: { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE conversations (
+        id          TEXT PRIMARY KEY,
+        title       TEXT,
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+      );
+      CREATE INDEX conversations_recent ON conversations (updated_at, id);
+
+      CREATE TABLE messages (
+        id               INTEGER PRIMARY KEY,
+        conversation_id  TEXT NOT NULL REFERENCES conversations (id),
+        role             TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+        content          TEXT NOT NULL,
+        tool_calls       TEXT,
+        tool_call_id     TEXT,
+        created_at       TEXT NOT NULL
+      );
+      CREATE INDEX messages_conversation ON messages (conversation_id, id);
+
+      CREATE TABLE vault_entries (
+        rowid       INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        scope       TEXT NOT NULL DEFAULT 'private',
+        content     TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        deleted_at  TEXT
+      );
+
+      -- Pieces of messages and vault entries, with their embedding. model IS NULL: not embedded
+      -- yet; a model other than the current one counts as not embedded either. embedded_seq
+      -- numbers the batches of embeddings in commit order, so a process finds the vectors that
+      -- another one (or itself) has written since it last looked.
+      CREATE TABLE chunks (
+        id           INTEGER PRIMARY KEY,
+        message_id   INTEGER REFERENCES messages (id),
+        vault_rowid  INTEGER REFERENCES vault_entries (rowid),
+        text         TEXT NOT NULL,
+        model        TEXT,
+        embedding    BLOB,
+        embedded_seq INTEGER,
+        CHECK ((message_id IS NULL) <> (vault_rowid IS NULL)),
+        CHECK ((model IS NULL) = (embedding IS NULL) AND (model IS NULL) = (embedded_seq IS NULL))
+      );
+      CREATE INDEX chunks_model ON chunks (model);
+      CREATE INDEX chunks_embedded ON chunks (embedded_seq);
+      CREATE INDEX chunks_message ON chunks (message_id) WHERE message_id IS NOT NULL;
+      CREATE INDEX chunks_vault ON chunks (vault_rowid) WHERE vault_rowid IS NOT NULL;
+    `,
+  },
+];
+
+/** Opens (or creates) a memory file in WAL mode and brings its schema up to date. */
+export function openMemoryDatabase(file: string): MemoryDb {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const current = db.pragma('user_version', { simple: true }) as number;
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (current > latest) {
+      throw new Error(`${file} is at memory schema version ${current}, newer than this svc (${latest}); upgrade svc`);
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.transaction(() => {
+        db.exec(migration.sql);
+        db.pragma(`user_version = ${migration.version}`);
+      })();
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** A vector as a float32 BLOB (the platform's byte order: little-endian wherever Node runs). */
+export function vectorToBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}

@@ -1,0 +1,256 @@
+import { useCallback, useEffect, useReducer, useRef } from 'react';
+import type { Client } from '../../client/client.js';
+import { ApiRequestError, ConnectionError } from '../../client/errors.js';
+import { runTurn } from '../../chat/engine.js';
+import type { ChatMemory } from '../../chat/memory-port.js';
+import type { ClientTool, ToolCall, WireMessage } from '../../chat/types.js';
+import { safeSplit } from './markdown.js';
+import { chatReducer, initialState, type ChatState } from './state.js';
+
+export interface ChatSettings {
+  model: string;
+  system?: string;
+  toolsEnabled: boolean;
+  maxToolRounds: number;
+  /** How many recent messages are sent with each question. */
+  contextMessages: number;
+  maxFileBytes: number;
+  /** Rows the live answer may use before its finished part moves to the scrollback. */
+  liveRows: number;
+  /** How often the streaming text is redrawn (0: at every delta, for tests). */
+  redrawMs: number;
+}
+
+export interface ChatDeps {
+  client: Client;
+  memory: ChatMemory | null;
+  settings: ChatSettings;
+  /** A conversation to continue (`--continue`, `--conversation`). */
+  resume?: string | null;
+  /** Extra tools (admin tools), offered with the memory tools. */
+  extraTools?: ClientTool[];
+  exit(): void;
+  /** Writes straight to the terminal (OSC 52 clipboard). */
+  writeRaw(text: string): void;
+}
+
+export type ApprovalChoice = 'once' | 'session' | 'deny';
+
+/** Turns an API failure into a line the transcript shows, with what to do about it. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ConnectionError) return `${error.message}. Is the server running? (svc serve)`;
+  if (error instanceof ApiRequestError) {
+    const { message, type } = error.body.error;
+    if (error.status === 401) return `${message} Log in with \`svc auth login --api-key <key>\`.`;
+    if (error.status === 402) return `${message} Claim or buy credits: \`svc api credits claim-daily\`, \`svc api credits purchase\`.`;
+    if (error.status === 404 && error.body.error.param === 'model') return `${message} Pick another with /model.`;
+    return `${message} (${type})`;
+  }
+  return (error as Error).message ?? String(error);
+}
+
+/** The chat's state and everything that changes it: one container, the components only draw. */
+export function useChatSession(deps: ChatDeps) {
+  const { client, memory, settings } = deps;
+  const [state, dispatch] = useReducer(chatReducer, { model: settings.model, toolsEnabled: settings.toolsEnabled }, initialState);
+  const stateRef = useRef<ChatState>(state);
+  stateRef.current = state;
+  const conversation = useRef<WireMessage[]>([]);
+  const conversationId = useRef<string | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const approvalResolver = useRef<((choice: ApprovalChoice) => void) | null>(null);
+  const allowedForSession = useRef(new Set<string>());
+  const liveText = useRef('');
+  const redrawTimer = useRef<NodeJS.Timeout | null>(null);
+
+  const notice = useCallback((text: string) => dispatch({ type: 'item', kind: 'notice', text }), []);
+  const failure = useCallback((error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error) }), []);
+
+  const refreshBalance = useCallback(async () => {
+    try {
+      const balance = (await client.call({ method: 'GET', path: '/credits/balance' })) as { credits: number };
+      dispatch({ type: 'balance', balance: balance.credits });
+      return balance.credits;
+    } catch {
+      return null;
+    }
+  }, [client]);
+
+  /** Draws the live answer; a long one hands its finished paragraphs to the scrollback. */
+  const redraw = useCallback(() => {
+    redrawTimer.current = null;
+    const text = liveText.current;
+    const cut = safeSplit(text, settings.liveRows);
+    if (cut > 0) {
+      dispatch({ type: 'live', text });
+      dispatch({ type: 'flushLive', length: cut });
+      liveText.current = text.slice(cut);
+      return;
+    }
+    dispatch({ type: 'live', text });
+  }, [settings.liveRows]);
+
+  const scheduleRedraw = useCallback(() => {
+    if (settings.redrawMs === 0) return redraw();
+    redrawTimer.current ??= setTimeout(redraw, settings.redrawMs);
+  }, [redraw, settings.redrawMs]);
+
+  const askApproval = useCallback(
+    (call: ToolCall, summary: string) =>
+      new Promise<ApprovalChoice>((resolve) => {
+        approvalResolver.current = resolve;
+        dispatch({ type: 'approval', approval: { call, summary } });
+      }),
+    [],
+  );
+
+  const resolveApproval = useCallback((choice: ApprovalChoice) => {
+    const resolve = approvalResolver.current;
+    approvalResolver.current = null;
+    dispatch({ type: 'approval', approval: null });
+    resolve?.(choice);
+  }, []);
+
+  /** Approval for a tool that writes: once, for the session, or not at all. */
+  const approve = useCallback(
+    async (call: ToolCall, summary: string) => {
+      if (allowedForSession.current.has(call.function.name)) return true;
+      const choice = await askApproval(call, summary);
+      if (choice === 'session') allowedForSession.current.add(call.function.name);
+      return choice !== 'deny';
+    },
+    [askApproval],
+  );
+
+  const ensureConversation = useCallback(() => {
+    if (conversationId.current) return conversationId.current;
+    const id = memory?.startConversation(stateRef.current.model) ?? `local-${Date.now()}`;
+    conversationId.current = id;
+    dispatch({ type: 'conversation', id });
+    return id;
+  }, [memory]);
+
+  const remember = useCallback(
+    (message: WireMessage) => {
+      conversation.current.push(message);
+      if (memory && conversationId.current) memory.append(conversationId.current, message);
+    },
+    [memory],
+  );
+
+  const tools = useCallback((): ClientTool[] => {
+    if (!stateRef.current.toolsEnabled) return [];
+    const memoryTools =
+      memory?.tools(
+        () => conversationId.current,
+        (summary) => approve({ id: 'vault', type: 'function', function: { name: 'memory_vault_save', arguments: '' } }, summary),
+      ) ?? [];
+    return [...memoryTools, ...(deps.extraTools ?? [])];
+  }, [memory, approve, deps.extraTools]);
+
+  /** Sends a question and streams the answer, running tools, until the model is done. */
+  const ask = useCallback(
+    async (question: string) => {
+      const id = ensureConversation();
+      dispatch({ type: 'item', kind: 'user', text: question });
+      remember({ role: 'user', content: question });
+      const controller = new AbortController();
+      abort.current = controller;
+      dispatch({ type: 'busy', busy: true });
+      liveText.current = '';
+      let tokens = 0;
+      const before = stateRef.current.balance;
+      const system: WireMessage[] = settings.system ? [{ role: 'system', content: settings.system }] : [];
+      try {
+        await runTurn(client, {
+          model: stateRef.current.model,
+          messages: [...system, ...conversation.current.slice(-settings.contextMessages)],
+          tools: tools(),
+          maxToolRounds: settings.maxToolRounds,
+          signal: controller.signal,
+          approve: (call, tool) =>
+            // Vault saves ask with their own, more telling, summary (see tools()).
+            call.function.name === 'memory_vault_save' ? Promise.resolve(true) : approve(call, `${tool.definition.function.name}(${call.function.arguments})`),
+          onEvent: (event) => {
+            if (event.type === 'delta') {
+              liveText.current += event.text;
+              scheduleRedraw();
+            } else if (event.type === 'usage') {
+              tokens += event.usage.total_tokens;
+            } else if (event.type === 'tool_call') {
+              dispatch({ type: 'item', kind: 'tool', text: `⚙ ${event.call.function.name} ${event.call.function.arguments}` });
+            } else if (event.type === 'tool_result' && event.declined) {
+              dispatch({ type: 'item', kind: 'notice', text: `Declined ${event.call.function.name}.` });
+            } else if (event.type === 'message') {
+              remember(event.message);
+              if (event.message.role === 'assistant' && event.message.content) {
+                if (redrawTimer.current) clearTimeout(redrawTimer.current);
+                redrawTimer.current = null;
+                // What is still live is the end of this message; earlier parts are in the scrollback.
+                const rest = liveText.current;
+                liveText.current = '';
+                dispatch({ type: 'live', text: '' });
+                if (rest.trim()) dispatch({ type: 'item', kind: 'assistant', text: rest, cancelled: event.cancelled ?? false });
+              }
+            }
+          },
+        });
+      } catch (error) {
+        failure(error);
+      } finally {
+        if (redrawTimer.current) clearTimeout(redrawTimer.current);
+        redrawTimer.current = null;
+        if (controller.signal.aborted && liveText.current.trim() === '') notice('Cancelled.');
+        liveText.current = '';
+        dispatch({ type: 'live', text: '' });
+        abort.current = null;
+        dispatch({ type: 'busy', busy: false });
+        const after = await refreshBalance();
+        dispatch({ type: 'lastAnswer', tokens, credits: before !== null && after !== null ? Math.max(0, before - after) : null });
+        void id;
+      }
+    },
+    [client, ensureConversation, remember, scheduleRedraw, settings, tools, approve, failure, notice, refreshBalance],
+  );
+
+  const cancel = useCallback(() => {
+    if (approvalResolver.current) resolveApproval('deny');
+    abort.current?.abort();
+  }, [resolveApproval]);
+
+  const startNew = useCallback(() => {
+    conversation.current = [];
+    conversationId.current = null;
+    dispatch({ type: 'conversation', id: null });
+    notice('New conversation.');
+  }, [notice]);
+
+  const resume = useCallback(
+    (id: string) => {
+      const messages = memory?.load(id);
+      if (!messages) return notice(`No conversation ${id}. /history lists them.`);
+      conversation.current = messages;
+      conversationId.current = id;
+      const shown = messages.flatMap((m) =>
+        (m.role === 'user' || m.role === 'assistant') && m.content ? [{ kind: m.role, text: m.content }] : [],
+      );
+      dispatch({ type: 'conversation', id, items: [{ kind: 'notice', text: `Resumed conversation ${id}.` }, ...shown] });
+    },
+    [memory, notice],
+  );
+
+  useEffect(() => {
+    void refreshBalance();
+    if (deps.resume) resume(deps.resume);
+    return () => {
+      abort.current?.abort();
+      if (redrawTimer.current) clearTimeout(redrawTimer.current);
+    };
+    // Once, at start.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  return { state, dispatch, ask, cancel, resolveApproval, startNew, resume, notice, failure, refreshBalance, memory, client, settings, exit: deps.exit, writeRaw: deps.writeRaw };
+}
+
+export type ChatSession = ReturnType<typeof useChatSession>;

@@ -1,0 +1,143 @@
+import type { ToolCall } from '../../chat/types.js';
+import { emptyEditor, withText, type Editor } from './editor.js';
+
+/** One finished entry of the transcript; it goes to the scrollback and is never drawn again. */
+export interface TranscriptItem {
+  id: number;
+  kind: 'user' | 'assistant' | 'tool' | 'notice' | 'error';
+  text: string;
+  /** An assistant answer cut short by the user. */
+  cancelled?: boolean;
+  /** A piece of a long answer that was moved to the scrollback while the rest streamed. */
+  continued?: boolean;
+}
+
+export interface PendingApproval {
+  call: ToolCall;
+  summary: string;
+}
+
+export interface ChatState {
+  items: TranscriptItem[];
+  /** The answer streaming now (not yet in the scrollback). */
+  live: string;
+  busy: boolean;
+  editor: Editor;
+  history: string[];
+  /** Position while walking the input history, and what was typed before the walk. */
+  historyIndex: number | null;
+  draft: string;
+  model: string;
+  toolsEnabled: boolean;
+  lastAnswer: { tokens: number; credits: number | null } | null;
+  balance: number | null;
+  approval: PendingApproval | null;
+  /** Ctrl+C on an idle prompt arms exit; a second one exits. */
+  exitArmed: boolean;
+  conversationId: string | null;
+}
+
+export type ChatEvent =
+  | { type: 'edit'; editor: Editor }
+  | { type: 'history'; direction: 'prev' | 'next' }
+  | { type: 'submitted'; text: string }
+  | { type: 'item'; kind: TranscriptItem['kind']; text: string; cancelled?: boolean }
+  | { type: 'live'; text: string }
+  /** Moves the first `length` characters of the live answer to the scrollback. */
+  | { type: 'flushLive'; length: number }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'approval'; approval: PendingApproval | null }
+  | { type: 'model'; model: string }
+  | { type: 'tools'; enabled: boolean }
+  | { type: 'lastAnswer'; tokens: number; credits: number | null }
+  | { type: 'balance'; balance: number | null }
+  | { type: 'exitArmed'; armed: boolean }
+  | { type: 'conversation'; id: string | null; items?: { kind: TranscriptItem['kind']; text: string }[] };
+
+export function initialState(options: { model: string; toolsEnabled: boolean; history?: string[] }): ChatState {
+  return {
+    items: [],
+    live: '',
+    busy: false,
+    editor: emptyEditor,
+    history: options.history ?? [],
+    historyIndex: null,
+    draft: '',
+    model: options.model,
+    toolsEnabled: options.toolsEnabled,
+    lastAnswer: null,
+    balance: null,
+    approval: null,
+    exitArmed: false,
+    conversationId: null,
+  };
+}
+
+let nextId = 1;
+const item = (kind: TranscriptItem['kind'], text: string, extra: Partial<TranscriptItem> = {}): TranscriptItem => ({
+  id: nextId++,
+  kind,
+  text,
+  ...extra,
+});
+
+export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
+  switch (event.type) {
+    case 'edit':
+      return { ...state, editor: event.editor, exitArmed: false };
+    case 'history': {
+      if (state.history.length === 0) return state;
+      const last = state.history.length - 1;
+      if (event.direction === 'prev') {
+        const index = state.historyIndex === null ? last : Math.max(0, state.historyIndex - 1);
+        return {
+          ...state,
+          historyIndex: index,
+          draft: state.historyIndex === null ? state.editor.text : state.draft,
+          editor: withText(state.history[index] ?? ''),
+        };
+      }
+      if (state.historyIndex === null) return state;
+      if (state.historyIndex >= last) return { ...state, historyIndex: null, editor: withText(state.draft) };
+      return { ...state, historyIndex: state.historyIndex + 1, editor: withText(state.history[state.historyIndex + 1] ?? '') };
+    }
+    case 'submitted':
+      return {
+        ...state,
+        editor: emptyEditor,
+        historyIndex: null,
+        draft: '',
+        history: state.history.at(-1) === event.text ? state.history : [...state.history, event.text],
+      };
+    case 'item':
+      return { ...state, items: [...state.items, item(event.kind, event.text, event.cancelled ? { cancelled: true } : {})] };
+    case 'live':
+      return { ...state, live: event.text };
+    case 'flushLive':
+      return {
+        ...state,
+        items: [...state.items, item('assistant', state.live.slice(0, event.length).replace(/\n+$/, ''), { continued: true })],
+        live: state.live.slice(event.length),
+      };
+    case 'busy':
+      return { ...state, busy: event.busy };
+    case 'approval':
+      return { ...state, approval: event.approval };
+    case 'model':
+      return { ...state, model: event.model };
+    case 'tools':
+      return { ...state, toolsEnabled: event.enabled };
+    case 'lastAnswer':
+      return { ...state, lastAnswer: { tokens: event.tokens, credits: event.credits } };
+    case 'balance':
+      return { ...state, balance: event.balance };
+    case 'exitArmed':
+      return { ...state, exitArmed: event.armed };
+    case 'conversation':
+      return {
+        ...state,
+        conversationId: event.id,
+        items: [...state.items, ...(event.items ?? []).map((entry) => item(entry.kind, entry.text))],
+      };
+  }
+}
