@@ -17,6 +17,17 @@ const HEALTH = { method: 'GET', path: '/health', absolutePath: true } as const;
 
 type Settings = Omit<ChatSettings, 'liveRows' | 'redrawMs'>;
 
+/** The server's default embedding model (GET /config), else the client's own default. */
+async function serverEmbeddingModel(client: Client): Promise<string> {
+  try {
+    const config = (await client.call({ method: 'GET', path: '/config' })) as { default_embedding_model?: unknown };
+    if (typeof config.default_embedding_model === 'string') return config.default_embedding_model;
+  } catch {
+    // A server without /config (or that refuses it) leaves the client's default.
+  }
+  return chatDefaults.embeddingModel;
+}
+
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
@@ -94,7 +105,7 @@ export class ChatCommand extends SvcCommand {
         contextMessages: values.context_messages ?? chatDefaults.contextMessages,
         maxFileBytes: values.max_file_bytes ?? chatDefaults.maxFileBytes,
       };
-      memory = openChatMemory(join(config.home, 'memory.db'), client, values.embedding_model ?? chatDefaults.embeddingModel);
+      memory = openChatMemory(join(config.home, 'memory.db'), client, values.embedding_model ?? (await serverEmbeddingModel(client)));
       const resume = this.conversation ?? (this.continue ? memory.latest() : null);
       if (this.continue && !resume) stderr.write('svc: no earlier conversation to continue; starting a new one.\n');
       if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory);

@@ -14,6 +14,9 @@ export function osc52(text: string): string {
   return `\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`;
 }
 
+/** The chat models the last `/model` listed, for `/model <number>`. */
+let lastModelList: string[] = [];
+
 export const slashCommands: SlashCommand[] = [
   {
     name: 'help',
@@ -27,20 +30,24 @@ export const slashCommands: SlashCommand[] = [
   },
   {
     name: 'model',
-    args: '[id]',
-    description: 'show or change the model (without an id: list them)',
+    args: '[id|number]',
+    description: 'pick the model: without an argument, a numbered list to choose from',
     async run(session, args) {
-      if (args) {
-        session.dispatch({ type: 'model', model: args });
-        session.notice(`Model: ${args}`);
+      // A number picks from the list the last `/model` showed.
+      const picked = /^\d+$/.test(args) ? lastModelList[Number(args) - 1] : args;
+      if (/^\d+$/.test(args) && !picked) return session.notice(`No model number ${args}; /model lists them.`);
+      if (picked) {
+        session.dispatch({ type: 'model', model: picked });
+        session.notice(`Model: ${picked}`);
         return;
       }
       try {
         const list = (await session.client.call({ method: 'GET', path: '/models' }, { query: { page_size: 200 } })) as {
           data: { id: string; capabilities: string[] }[];
         };
-        const chat = list.data.filter((m) => m.capabilities.includes('chat')).map((m) => `  ${m.id === session.state.model ? '●' : ' '} ${m.id}`);
-        session.notice(['Models (/model <id> to switch):', ...chat].join('\n'));
+        lastModelList = list.data.filter((m) => m.capabilities.includes('chat')).map((m) => m.id);
+        const lines = lastModelList.map((id, i) => `  ${String(i + 1).padStart(2)}. ${id === session.state.model ? '● ' : '  '}${id}`);
+        session.notice(['Models (/model <number> or /model <id> to switch):', ...lines].join('\n'));
       } catch (error) {
         session.failure(error);
       }
