@@ -21,6 +21,9 @@ const common = {
   // react-devtools-core: ink loads it only with DEV=true, for its devtools; not a dependency.
   external: ['better-sqlite3', 'react-devtools-core'],
   banner,
+  // Production builds of React and the reconciler: the development ones are twice the code
+  // to parse at every start of the chat.
+  define: { 'process.env.NODE_ENV': '"production"' },
   // clipanion's ESM build imports typanion lazily (its CommonJS build requires it up front).
   alias: { clipanion: './node_modules/clipanion/lib/advanced/index.mjs' },
   logLevel: 'warning',

@@ -1,3 +1,4 @@
+import { chatStart } from './chat-start.js';
 import { coldStart } from './cold-start.js';
 import { gatewayLoad, gatewayLoadChildren } from './gateway-load.js';
 import { memorySearch } from './memory-search.js';
@@ -6,6 +7,7 @@ import { CHILD_ROLE_ENV } from './lib/processes.js';
 /** `npm run bench [name…]`: runs the benchmarks (all, or those named) and prints their tables. */
 const benches: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
+  'chat-start': chatStart,
   'gateway-load': gatewayLoad,
   'memory-search': memorySearch,
 };

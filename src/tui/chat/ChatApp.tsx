@@ -13,11 +13,11 @@ import { completions, runSlash } from './slash-commands.js';
 /** The chat screen: the session holds the state; this wires keys to it and draws. */
 export function ChatApp(deps: ChatDeps) {
   const session = useChatSession(deps);
-  const { state, dispatch } = session;
+  const { state, dispatch, latest } = session;
   const { stdout } = useStdout();
   const width = Math.max(20, (stdout.columns ?? 80) - 2);
 
-  const submit = (raw = state.editor.text) => {
+  const submit = (raw: string) => {
     const text = raw.trim();
     if (!text) return;
     dispatch({ type: 'submitted', text });
@@ -26,6 +26,8 @@ export function ChatApp(deps: ChatDeps) {
   };
 
   useInput((input: string, key: Key) => {
+    // Not this render's state: a key may arrive before the previous one has been rendered.
+    const state = latest();
     if (state.approval) {
       const choice = input === 'a' ? 'once' : input === 's' ? 'session' : input === 'd' || key.escape ? 'deny' : null;
       if (choice) session.resolveApproval(choice);
@@ -46,7 +48,7 @@ export function ChatApp(deps: ChatDeps) {
         if (!editor.text) session.exit();
         return;
       case 'submit':
-        if (!state.busy) submit();
+        if (!state.busy) submit(editor.text);
         return;
       case 'newline':
         return dispatch({ type: 'edit', editor: insert(editor, '\n') });

@@ -5,7 +5,7 @@ import { runTurn } from '../../chat/engine.js';
 import type { ChatMemory } from '../../chat/memory-port.js';
 import type { ClientTool, ToolCall, WireMessage } from '../../chat/types.js';
 import { safeSplit } from './markdown.js';
-import { chatReducer, initialState, type ChatState } from './state.js';
+import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
 
 export interface ChatSettings {
   model: string;
@@ -52,9 +52,17 @@ export function describeFailure(error: unknown): string {
 /** The chat's state and everything that changes it: one container, the components only draw. */
 export function useChatSession(deps: ChatDeps) {
   const { client, memory, settings } = deps;
-  const [state, dispatch] = useReducer(chatReducer, { model: settings.model, toolsEnabled: settings.toolsEnabled }, initialState);
+  const [state, enqueue] = useReducer(chatReducer, { model: settings.model, toolsEnabled: settings.toolsEnabled }, initialState);
   const stateRef = useRef<ChatState>(state);
   stateRef.current = state;
+  /**
+   * Every change goes through here, so `stateRef` holds its result at once: keys that arrive
+   * before React has rendered the previous one (two keys in one read) must build on it.
+   */
+  const dispatch = useCallback((event: ChatEvent) => {
+    stateRef.current = chatReducer(stateRef.current, event);
+    enqueue(event);
+  }, []);
   const conversation = useRef<WireMessage[]>([]);
   const conversationId = useRef<string | null>(null);
   const abort = useRef<AbortController | null>(null);
@@ -250,7 +258,10 @@ export function useChatSession(deps: ChatDeps) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  return { state, dispatch, ask, cancel, resolveApproval, startNew, resume, notice, failure, refreshBalance, memory, client, settings, exit: deps.exit, writeRaw: deps.writeRaw };
+  /** The state with every change so far, rendered or not: what a key handler must act on. */
+  const latest = useCallback(() => stateRef.current, []);
+
+  return { state, latest, dispatch, ask, cancel, resolveApproval, startNew, resume, notice, failure, refreshBalance, memory, client, settings, exit: deps.exit, writeRaw: deps.writeRaw };
 }
 
 export type ChatSession = ReturnType<typeof useChatSession>;

@@ -1,0 +1,329 @@
+import { cleanup, render } from 'ink-testing-library';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { useMemoryFiles } from '../../../test/memory/helpers.js';
+import { pricedProvider, stallingAdapter } from '../../../test/helpers/providers.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { chatMemory } from '../../chat/memory-adapter.js';
+import type { ChatMemory } from '../../chat/memory-port.js';
+import { createClient } from '../../client/client.js';
+import { ChatApp } from './ChatApp.js';
+import type { ChatSettings } from './session.js';
+
+/**
+ * The chat screen as a user meets it: keys into stdin, the drawn frame out, against the real
+ * server and its offline `local/echo` model (which echoes the question, and calls a tool for a
+ * `!tool NAME {json}` line).
+ */
+
+const KEY = { enter: '\r', esc: '\u001b', ctrlC: '\u0003', ctrlD: '\u0004', up: '\u001b[A', down: '\u001b[B', left: '\u001b[D', right: '\u001b[C', tab: '\t' };
+const PLACEHOLDER = 'Ask anything';
+const SETTINGS: ChatSettings = {
+  model: 'local/echo',
+  toolsEnabled: true,
+  maxToolRounds: 8,
+  contextMessages: 40,
+  maxFileBytes: 64 * 1024,
+  liveRows: 40,
+  redrawMs: 0,
+};
+const GREEN = 'my favourite colour is green';
+/** A question that makes `local/echo` call the vault save tool, when it is offered. */
+const saveRequest = (content: string) => `!tool memory_vault_save {"content":"${content}"}`;
+
+let server: TestServer;
+let stalling: TestServer;
+beforeAll(async () => {
+  [server, stalling] = await Promise.all([startTestServer(), startTestServer({ providers: [pricedProvider(stallingAdapter(['partial ', 'answer ']))] })]);
+});
+afterAll(() => Promise.all([server.close(), stalling.close()]));
+afterEach(() => cleanup());
+
+const memoryFiles = useMemoryFiles();
+/** A real client-side memory in a temp file, embedding with a deterministic bag of words. */
+const openChatMemory = (): ChatMemory => chatMemory(memoryFiles.open().memory);
+
+function openChat(options: { on?: TestServer; memory?: ChatMemory; settings?: Partial<ChatSettings> } = {}) {
+  const on = options.on ?? server;
+  const exit = vi.fn();
+  const app = render(
+    <ChatApp
+      client={createClient({ baseUrl: on.url, apiKey: on.liveKey })}
+      memory={options.memory ?? null}
+      settings={{ ...SETTINGS, ...options.settings }}
+      exit={exit}
+      writeRaw={() => {}}
+    />,
+  );
+  const screen = () => stripVTControlCharacters(app.lastFrame() ?? '');
+  const lines = () => screen().split('\n');
+  /** Waits until the screen shows `expected` (drawing happens after the key, not during it). */
+  const shows = (expected: string | RegExp) =>
+    vi.waitFor(() => (typeof expected === 'string' ? expect(screen()).toContain(expected) : expect(screen()).toMatch(expected)), { timeout: 5000 });
+  const press = (...keys: string[]) => keys.forEach((key) => app.stdin.write(key));
+  /** Types `text`, then Enter as a key of its own. */
+  const send = (text: string) => press(text, KEY.enter);
+  return {
+    exit,
+    screen,
+    /** Where the frames drawn from now on start, for `drawnSince`. */
+    mark: () => app.frames.length,
+    /** What the frames since `mark` drew (a dialog that came and went is in there). */
+    drawnSince: (mark: number) => stripVTControlCharacters(app.frames.slice(mark).join('\n')),
+    shows,
+    press,
+    send,
+    /** The bottom line: model, tokens, balance, hint. */
+    status: () => lines().filter((line) => line.trim()).at(-1) ?? '',
+    /** The composer: the last line that starts with the prompt sign. */
+    prompt: () => lines().findLast((line) => line.startsWith('› ')) ?? '',
+    /** Waits until the prompt takes a question again. */
+    idle() {
+      return vi.waitFor(() => expect(this.prompt()).toContain(PLACEHOLDER));
+    },
+    /** Sends a question and waits for its echo and for the prompt to be back. */
+    async ask(question: string) {
+      send(question);
+      await shows(`you said:\n\n${question}`);
+      await this.idle();
+    },
+  };
+}
+
+type Chat = ReturnType<typeof openChat>;
+
+/** Asks for a vault save and waits for the approval dialog. */
+async function saveAsked(chat: Chat, content: string) {
+  chat.send(saveRequest(content));
+  await chat.shows('The model wants to run memory_vault_save:');
+  expect(chat.screen()).toContain(`Save to the vault [private]: ${content}`);
+  expect(chat.screen()).toContain('[a] allow once');
+}
+
+/** With tools off, a `!tool` line is no call: it comes back as text, and no dialog asks. */
+async function echoedAsText(chat: Chat) {
+  await vi.waitFor(() => expect(chat.status()).toContain('tools off'));
+  const mark = chat.mark();
+  await chat.ask(saveRequest(GREEN));
+  expect(chat.drawnSince(mark)).not.toContain('wants to run');
+}
+
+describe('the chat screen', () => {
+  it('streams an answer; the status line shows its tokens and the balance', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    await chat.shows('balance 100');
+    await chat.ask('what is the capital of France?');
+    expect(chat.screen()).toContain('› what is the capital of France?');
+    expect(chat.screen()).toContain('Echo — you said:');
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^local\/echo · [1-9]\d* tokens · 0 credits · balance 100\b/));
+  });
+
+  it('a chunk that ends in Enter is typing, then Enter', async () => {
+    const chat = openChat();
+    chat.press('typed in one go\r');
+    await chat.shows('you said:\n\ntyped in one go');
+  });
+
+  it('keys that come faster than the screen redraws build on each other', async () => {
+    const chat = openChat();
+    chat.press('ac', KEY.left, 'b', KEY.right, 'd', KEY.enter);
+    await chat.shows('you said:\n\nabcd');
+  });
+
+  it('a pasted block with line breaks stays one message', async () => {
+    const chat = openChat();
+    chat.press('line one\rline two\r\nline three');
+    await vi.waitFor(() => expect(chat.screen()).toContain('line three'));
+    expect(chat.screen()).not.toContain('you said');
+    chat.press(KEY.enter);
+    await chat.shows(/you said:\n\nline one\s+line two\s+line three/);
+    expect(chat.screen().match(/you said/g)).toHaveLength(1);
+  });
+
+  it('walks the input history with ↑ and ↓', async () => {
+    const chat = openChat();
+    await chat.ask('first question');
+    await chat.ask('second question');
+    chat.press('draft');
+    chat.press(KEY.up);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› second question'));
+    chat.press(KEY.up);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› first question'));
+    chat.press(KEY.down);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› second question'));
+    chat.press(KEY.down);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› draft'));
+  });
+});
+
+describe('cancelling and leaving', () => {
+  /** A question to `paid/echo`, whose stream says "partial answer" and then stalls: drawn as it streams. */
+  async function stalled() {
+    const chat = openChat({ on: stalling, settings: { model: 'paid/echo' } });
+    chat.send('tell me everything');
+    await chat.shows(/partial answer[\s\S]*Esc cancels/);
+    return chat;
+  }
+
+  /** The partial answer stays, marked, and the prompt takes the next question. */
+  async function expectCancelled(chat: Chat) {
+    await chat.shows(/partial answer\n\(cancelled\)/);
+    await chat.idle();
+    chat.send('/model local/echo');
+    await chat.ask('still here?');
+    expect(chat.exit).not.toHaveBeenCalled();
+  }
+
+  it('Esc cancels a slow answer', async () => {
+    const chat = await stalled();
+    chat.press(KEY.esc);
+    await expectCancelled(chat);
+  });
+
+  it('Ctrl+C cancels a slow answer too', async () => {
+    const chat = await stalled();
+    chat.press(KEY.ctrlC);
+    await expectCancelled(chat);
+  });
+
+  it('Ctrl+C twice on an empty prompt exits; once only warns', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    chat.press('some text', KEY.ctrlC);
+    await chat.idle();
+    expect(chat.exit).not.toHaveBeenCalled();
+    chat.press(KEY.ctrlC);
+    await vi.waitFor(() => expect(chat.status()).toContain('Ctrl+C again to exit'));
+    expect(chat.exit).not.toHaveBeenCalled();
+    chat.press(KEY.ctrlC);
+    expect(chat.exit).toHaveBeenCalledTimes(1);
+  });
+
+  it('Ctrl+D exits on an empty prompt, and not while there is text', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    chat.press('unsent', KEY.ctrlD);
+    expect(chat.exit).not.toHaveBeenCalled();
+    chat.press(KEY.ctrlC, KEY.ctrlD);
+    expect(chat.exit).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('errors', () => {
+  it('an unknown model gives an error line, and the chat goes on', async () => {
+    const chat = openChat();
+    chat.send('/model nope/x');
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^nope\/x\b/));
+    chat.send('anyone there?');
+    await chat.shows(/✖ .*nope.*\n?.*Pick another with\s+\/model/);
+    await chat.idle();
+    chat.send('/model local/echo');
+    await chat.ask('and now?');
+  });
+});
+
+describe('slash commands', () => {
+  it('/help lists the commands and the keys', async () => {
+    const chat = openChat();
+    chat.send('/help');
+    await chat.shows('Commands:');
+    for (const text of ['/model', '/tools on|off', '/memory <query>', 'Keys:', 'Esc — cancel the answer', 'Ctrl+D — exit']) {
+      expect(chat.screen()).toContain(text);
+    }
+  });
+
+  it('Tab completes a command', async () => {
+    const chat = openChat();
+    chat.press('/he');
+    await chat.shows('/help — commands and keys');
+    chat.press(KEY.tab);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› /help'));
+    chat.press(KEY.enter);
+    await chat.shows('Commands:');
+  });
+
+  it('/model lists the models; /model <id> switches, and the status line says so', async () => {
+    const chat = openChat({ on: stalling });
+    chat.send('/model');
+    await chat.shows(/Models .*\n(.*\n)*.*● *local\/echo/);
+    expect(chat.screen()).toContain('paid/echo');
+    chat.send('/model paid/echo');
+    await chat.shows('Model: paid/echo');
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^paid\/echo · balance/));
+  });
+
+  it('/tools off stops offering tools, /tools on offers them again', async () => {
+    const chat = openChat({ memory: openChatMemory() });
+    chat.send('/tools off');
+    await chat.shows('Tools off.');
+    await echoedAsText(chat);
+    chat.send('/tools on');
+    await chat.shows('Tools on.');
+    await vi.waitFor(() => expect(chat.status()).not.toContain('tools off'));
+    await saveAsked(chat, GREEN);
+  });
+
+  it('/new starts a new conversation; an unknown command says so', async () => {
+    const chat = openChat();
+    chat.send('/new');
+    await chat.shows('New conversation.');
+    chat.send('/frobnicate now');
+    await chat.shows('Unknown command /frobnicate. /help lists them.');
+  });
+
+  it('/memory finds a message of an earlier conversation', async () => {
+    const memory = openChatMemory();
+    const earlier = memory.startConversation('local/echo');
+    memory.append(earlier, { role: 'user', content: 'my cat is called Miso and she loves tuna' });
+    const chat = openChat({ memory });
+    chat.send('/memory what is my cat called');
+    await chat.shows('Memory:');
+    expect(chat.screen()).toMatch(/0\.\d\d .*my cat is called Miso and she loves tuna/);
+  });
+});
+
+describe('approval of a tool that writes', () => {
+  /** A chat with a fresh memory that asks to save GREEN; the dialog gets `key`, and `shown` follows. */
+  async function answered(key: string, shown: string) {
+    const chat = openChat({ memory: openChatMemory() });
+    await saveAsked(chat, GREEN);
+    chat.press(key);
+    await chat.shows(shown);
+    expect(chat.screen()).not.toContain('[a] allow once');
+    await chat.idle();
+    return chat;
+  }
+
+  it('a allows once: the vault has the entry', async () => {
+    const chat = await answered('a', 'The tool memory_vault_save returned:');
+    chat.send('/vault');
+    await chat.shows(new RegExp(`Vault:\n {2}vlt_\\S+ \\[private\\] ${GREEN}`));
+  });
+
+  it('d denies: nothing is saved, and the transcript says it was declined', async () => {
+    const chat = await answered('d', 'The user declined this save');
+    chat.send('/vault');
+    await chat.shows('The vault is empty.');
+  });
+
+  it('s allows for the session: the next save does not ask', async () => {
+    const chat = await answered('s', 'The tool memory_vault_save returned:');
+    const mark = chat.mark();
+    chat.send(saveRequest('my favourite fruit is a mango'));
+    await vi.waitFor(() => expect(chat.screen().match(/The tool memory_vault_save returned:/g)).toHaveLength(2));
+    expect(chat.drawnSince(mark)).not.toContain('wants to run');
+    await chat.idle();
+    chat.send('/vault');
+    await chat.shows('Vault:');
+    expect(chat.screen()).toContain(GREEN);
+    expect(chat.screen()).toContain('my favourite fruit is a mango');
+  });
+
+  it('with tools off (--no-tools) the model is not offered the tool: the line comes back as text', async () => {
+    const chat = openChat({ memory: openChatMemory(), settings: { toolsEnabled: false } });
+    await echoedAsText(chat);
+    chat.send('/vault');
+    await chat.shows('The vault is empty.');
+  });
+});

@@ -1,0 +1,94 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explain, removeTempDirs, runSvc, tempDir, type RunResult } from '../helpers/cli.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** `svc chat` with stdin not a terminal: the question from stdin, the answer as plain text on stdout. */
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+  removeTempDirs();
+});
+
+/** `svc chat <args…> --api-url <url>` with `input` on stdin, against the test server by default. */
+function pipe(input: string, options: { home?: string; args?: string[]; url?: string; key?: string | null } = {}): Promise<RunResult> {
+  const key = options.key === undefined ? server.liveKey : options.key;
+  return runSvc(['chat', ...(options.args ?? []), '--api-url', options.url ?? server.url], {
+    home: options.home ?? tempDir(),
+    env: key ? { SVC_API_KEY: key } : {},
+    input,
+  });
+}
+
+/** Exit 0 and stdout `expected`, with a readable failure otherwise. */
+function expectAnswer(result: RunResult, expected: string | RegExp) {
+  expect(result.code, explain(result)).toBe(0);
+  if (typeof expected === 'string') expect(result.stdout).toContain(expected);
+  else expect(result.stdout).toMatch(expected);
+}
+
+/** A port nothing listens on (it was free a moment ago). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('svc chat without a terminal (pipe mode)', () => {
+  it('streams the answer to stdout as plain text, and exits 0', async () => {
+    const result = await pipe('What is 2+2?\n');
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stdout).toBe('**Echo** — you said:\n\nWhat is 2+2?\n');
+    expect(result.stderr).toBe('');
+  });
+
+  it('an empty stdin is a usage error (exit 2)', async () => {
+    const result = await pipe('  \n');
+    expect(result.code, explain(result)).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('No question on stdin');
+  });
+
+  it('a server that cannot be reached at a non-local URL exits 3', async () => {
+    const result = await pipe('hello?', { url: 'http://example.invalid:1' });
+    expect(result.code, explain(result)).toBe(3);
+    expect(result.stdout).toBe('');
+  });
+
+  it('with no server at a local URL, starts the bundled one and answers', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await pipe('Is anybody home?', { url, key: null });
+    expectAnswer(result, 'you said:\n\nIs anybody home?');
+    expect(result.stderr).toContain(`no server answered at ${url}; started the bundled one`);
+  });
+
+  it('remembers: a later run finds an earlier message with search_memory', async () => {
+    const home = tempDir();
+    expectAnswer(await pipe('My cat is called Miso and she loves tuna.', { home }), 'Miso');
+    const found = await pipe('!tool search_memory {"query":"what is my cat called"}', { home });
+    expectAnswer(found, 'The tool `search_memory` returned:');
+    expect(found.stdout).toContain('My cat is called Miso and she loves tuna.');
+  });
+
+  it('a tool that writes is declined without --yes, and runs with it', async () => {
+    const home = tempDir();
+    const save = '!tool memory_vault_save {"content":"my favourite colour is green"}';
+    const declined = await pipe(save, { home });
+    expectAnswer(declined, 'The user declined this tool call.');
+    expect(declined.stderr).toContain('svc: declined memory_vault_save (it writes; pass --yes to allow)');
+
+    const allowed = await pipe(save, { home, args: ['--yes'] });
+    expectAnswer(allowed, /"saved":\s*true/);
+    expect(allowed.stderr).toBe('');
+
+    const vault = await pipe('!tool memory_vault_search {"query":"favourite colour"}', { home });
+    expectAnswer(vault, 'my favourite colour is green');
+    expect(vault.stdout.match(/my favourite colour is green/g)).toHaveLength(1);
+  });
+});
