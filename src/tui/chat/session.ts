@@ -159,7 +159,7 @@ export function useChatSession(deps: ChatDeps) {
   /** Sends a question and streams the answer, running tools, until the model is done. */
   const ask = useCallback(
     async (question: string) => {
-      const id = ensureConversation();
+      ensureConversation();
       dispatch({ type: 'item', kind: 'user', text: question });
       remember({ role: 'user', content: question });
       const controller = new AbortController();
@@ -215,7 +215,6 @@ export function useChatSession(deps: ChatDeps) {
         dispatch({ type: 'busy', busy: false });
         const after = await refreshBalance();
         dispatch({ type: 'lastAnswer', tokens, credits: before !== null && after !== null ? Math.max(0, before - after) : null });
-        void id;
       }
     },
     [client, ensureConversation, remember, scheduleRedraw, settings, tools, approve, failure, notice, refreshBalance],
