@@ -131,4 +131,35 @@ export const migrations: Migration[] = [
       CREATE INDEX responses_expiry ON responses (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'text channel registrations',
+    sql: `
+      -- One identifier of a channel belongs to one caller; a caller has one registration a channel.
+      CREATE TABLE text_registrations (
+        channel          TEXT NOT NULL CHECK (channel IN ('sms', 'messenger')),
+        identifier       TEXT NOT NULL,
+        app_uuid         TEXT NOT NULL,
+        owner            TEXT NOT NULL,
+        preferred_model  TEXT,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL,
+        PRIMARY KEY (channel, identifier),
+        UNIQUE (channel, app_uuid, owner)
+      );
+    `,
+  },
+  {
+    version: 6,
+    name: "the server's signing keys (JWKS) and claimed tasks",
+    sql: `
+      CREATE TABLE signing_keys (
+        kid          TEXT PRIMARY KEY,
+        algorithm    TEXT NOT NULL,
+        public_jwk   TEXT NOT NULL,
+        private_jwk  TEXT NOT NULL,
+        created_at   TEXT NOT NULL
+      );
+    `,
+  },
 ];
