@@ -151,7 +151,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 6,
-    name: "the server's signing keys (JWKS) and claimed tasks",
+    name: "the server's signing keys (JWKS)",
     sql: `
       CREATE TABLE signing_keys (
         kid          TEXT PRIMARY KEY,
