@@ -8,6 +8,7 @@ import type { Services } from '../services/index.js';
 import { parseJsonBody, readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
 import { formatEvent, SseReply } from './sse.js';
+import { answerPreflight, applyCors } from './cors.js';
 import type { createRouter } from './router.js';
 import { parseOrThrow } from './validate.js';
 
@@ -79,7 +80,9 @@ export function createPipeline(options: PipelineOptions) {
   async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal) {
     const url = new URL(req.url ?? '/', 'http://placeholder');
     const method = req.method ?? 'GET';
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
     const match = router.match(method === 'HEAD' ? 'GET' : method, url.pathname);
+    if (method === 'OPTIONS' && match.kind === 'wrong_method') return answerPreflight(res, origin, match.allow);
     if (match.kind === 'not_found') {
       throw notFound(`No route for ${method} ${url.pathname}. The API lives under /api/v1 (see /api/v1/docs/swagger.json).`, 'route_not_found');
     }
@@ -89,6 +92,7 @@ export function createPipeline(options: PipelineOptions) {
     }
     const operation: AnyOperation = match.operation;
     const principal = await services.auth.authenticate(req.headers, operation.auth);
+    applyCors(res, origin, principal);
     const params = operation.params ? parseOrThrow(operation.params, match.params, 'path') : {};
     const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');
     const rawBody = await readBody(req, options.maxBodyBytes);
