@@ -42,11 +42,26 @@ export interface RunningServer {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { providers, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
-  const store = createSqliteStore(settings.dbPath);
   // Configuration errors surface before anything is opened.
   const upstreams = providers ?? providersFromConfig(env, providersFile);
   const registry = createProviderRegistry(upstreams);
-  const services = createServices({ store, clock, version: VERSION, registry });
+  const store = createSqliteStore(settings.dbPath);
+  let services: Services;
+  try {
+    services = createServices({
+      store,
+      clock,
+      version: VERSION,
+      registry,
+      identityIssuer: settings.identityIssuer,
+      maxBodyBytes: settings.maxBodyBytes,
+      ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
+    });
+    await services.signingKeys.ready();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   await store.responses.failInterrupted(interrupted('server_restarted', 'The server restarted while this response was running.'));
 
   const handle = createPipeline({

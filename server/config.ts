@@ -12,5 +12,7 @@ export const ServerSettings = z.strictObject({
   validateResponses: z.boolean().default(false),
   /** How long shutdown waits for requests in flight before closing their connections. */
   shutdownGraceMs: z.number().int().min(0).default(10_000),
+  /** The issuer (`iss`) identity tokens must carry. */
+  identityIssuer: z.string().min(1).default('privy.io'),
 });
 export type ServerSettings = z.input<typeof ServerSettings>;

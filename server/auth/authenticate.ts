@@ -3,6 +3,7 @@ import type { AuthScheme } from '../../src/contract/operation.js';
 import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from '../errors.js';
 import type { Store } from '../store/types.js';
+import { createIdentityTokenVerifier } from './identity-tokens.js';
 import { hashSecret, KEY_PATTERN, keyPrefix, sameHash } from './api-keys.js';
 import type { Principal } from './principal.js';
 
@@ -23,7 +24,9 @@ function readCredentials(headers: IncomingHttpHeaders): Credentials {
   return token.startsWith('svc_') ? { scheme: 'api_key', secret: token } : { scheme: 'identity_token', token };
 }
 
-export function createAuthenticator(deps: { store: Store; clock: Clock }) {
+export function createAuthenticator(deps: { store: Store; clock: Clock; identityIssuer: string }) {
+  const identityTokens = createIdentityTokenVerifier({ store: deps.store, clock: deps.clock, issuer: deps.identityIssuer });
+
   async function byApiKey(secret: string): Promise<Principal> {
     if (!KEY_PATTERN.test(secret)) throw unauthorized('The API key is malformed: it should look like svc_live_… or svc_test_….', 'invalid_api_key');
     const hash = hashSecret(secret);
@@ -58,7 +61,7 @@ export function createAuthenticator(deps: { store: Store; clock: Clock }) {
         if (!accepted.includes('identity_token')) {
           throw forbidden('This operation needs an API key; identity tokens cannot call it.');
         }
-        throw unauthorized('Identity-token sign-in is not enabled on this server yet; use an API key.', 'identity_token_unsupported');
+        return identityTokens.authenticate(credentials.token);
       }
       if (!accepted.includes('api_key')) throw forbidden('This operation does not accept API keys.');
       return byApiKey(credentials.secret);

@@ -1,9 +1,11 @@
+import { catalogHandlers } from './catalogs.js';
 import { developerAppsHandlers } from './developer-apps.js';
 import { developerIdpHandlers } from './developer-idp.js';
 import { developerKeysHandlers } from './developer-keys.js';
 import { developerUsersHandlers } from './developer-users.js';
 import { inferenceHandlers } from './inference.js';
 import { systemHandlers } from './system.js';
+import { textHandlers } from './text.js';
 import { usageHandlers } from './usage.js';
 import type { HandlerTable } from './types.js';
 
@@ -16,4 +18,6 @@ export const handlers: HandlerTable = {
   ...developerKeysHandlers,
   ...developerIdpHandlers,
   ...developerUsersHandlers,
+  ...textHandlers,
+  ...catalogHandlers,
 };

@@ -6,6 +6,8 @@ let openApiDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
 export const systemHandlers: HandlerTable = {
   health: async ({ services }) => ({ status: 'ok', version: services.version, time: services.clock.now().toISOString() }),
 
+  jwks: async ({ services }) => services.signingKeys.jwks(),
+
   openapi: async ({ services, request }) => {
     openApiDocument ??= buildOpenApiDocument({ version: services.version });
     return { ...openApiDocument, servers: [{ url: request.origin }] };

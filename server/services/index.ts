@@ -9,7 +9,12 @@ import { createChatService } from './inference/chat.js';
 import { createEmbeddingsService } from './inference/embeddings.js';
 import { createResponsesService } from './inference/responses.js';
 import { createModelsService } from './models.js';
+import { createSigningKeysService } from './signing-keys.js';
 import { createUsageService } from './usage.js';
+import { createTextService } from './text.js';
+import { createAgentsService } from './agents.js';
+import { createPublicConfigService } from './public-config.js';
+import { createTasksService } from './tasks.js';
 import { createUsersService } from './users.js';
 
 export interface ServiceDeps {
@@ -17,6 +22,12 @@ export interface ServiceDeps {
   clock: Clock;
   version: string;
   registry: ProviderRegistry;
+  /** The `iss` identity tokens must carry. */
+  identityIssuer: string;
+  /** The request body limit, as GET /config reports it. */
+  maxBodyBytes?: number;
+  /** The agents file (`SVC_AGENTS`), added to the shipped catalog. */
+  agentsFile?: string;
 }
 
 /** Every service, wired once per server. */
@@ -35,6 +46,11 @@ export function createServices(deps: ServiceDeps) {
     embeddings: createEmbeddingsService(deps),
     responses: createResponsesService(deps),
     usage: createUsageService(deps),
+    signingKeys: createSigningKeysService(deps),
+    text: createTextService(deps),
+    agents: createAgentsService(deps, deps.agentsFile),
+    publicConfig: createPublicConfigService(deps),
+    tasks: createTasksService(),
   };
 }
 

@@ -158,6 +158,31 @@ export interface StoredResponse {
   expiresAt: string;
 }
 
+/** One of the server's own signing key pairs (JWKS), as JSON Web Keys. */
+export interface SigningKeyRecord {
+  kid: string;
+  algorithm: string;
+  publicJwk: Record<string, unknown>;
+  privateJwk: Record<string, unknown>;
+  createdAt: string;
+}
+
+export type TextChannel = 'sms' | 'messenger';
+
+/**
+ * An identifier registered on a text channel. `owner` is the caller within the app: `app` for
+ * the app itself (any of its API keys), `user:<address>` for an end user of the app.
+ */
+export interface TextRegistrationRecord {
+  channel: TextChannel;
+  identifier: string;
+  appUuid: string;
+  owner: string;
+  preferredModel: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
@@ -177,6 +202,8 @@ export interface Store {
       idp: { idpAppId: string; verificationKey: string } | null,
       at: string,
     ): Promise<AppRecord | 'taken'>;
+    /** The live app whose identity-provider app id is this (an identity token's audience), or null. */
+    findByIdpAppId(idpAppId: string): Promise<AppRecord | null>;
   };
   readonly apiKeys: {
     create(key: NewApiKey): Promise<ApiKeyRecord>;
@@ -230,6 +257,28 @@ export interface Store {
     /** Marks responses left queued or running by a previous process as failed; returns how many. */
     failInterrupted(body: (previous: Record<string, unknown>) => Record<string, unknown>): Promise<number>;
     deleteExpired(now: string): Promise<number>;
+  };
+  readonly signingKeys: {
+    /** Every key pair, oldest first. */
+    list(): Promise<SigningKeyRecord[]>;
+    create(key: SigningKeyRecord): Promise<void>;
+  };
+  readonly text: {
+    /** Whoever holds this identifier on the channel (any app), or null. */
+    byIdentifier(channel: TextChannel, identifier: string): Promise<TextRegistrationRecord | null>;
+    /** The caller's registration on the channel, or null. */
+    byOwner(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
+    /**
+     * Registers the identifier for the caller, replacing the caller's previous registration on
+     * the channel; 'taken' when another caller holds it. A deleted app's registrations free
+     * their identifiers.
+     */
+    register(
+      registration: Omit<TextRegistrationRecord, 'createdAt' | 'updatedAt'>,
+      at: string,
+    ): Promise<TextRegistrationRecord | 'taken'>;
+    /** Removes the caller's registration on the channel; returns it, or null when there was none. */
+    unregister(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
   };
   close(): Promise<void>;
 }

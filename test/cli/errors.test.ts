@@ -47,7 +47,7 @@ describe('API errors (exit 1, JSON on stderr)', () => {
   });
 
   it('an operation the server does not implement yet is not_implemented', async () => {
-    expectApiError(await api(['agents', 'list']), { type: 'not_implemented' });
+    expectApiError(await api(['subscriptions', 'plans']), { type: 'not_implemented' });
   });
 
   it('a key the server does not know is an authentication_error', async () => {

@@ -127,13 +127,13 @@ describe('routing', () => {
   });
 
   it('answers an operation that is declared but not built with 501 not_implemented', async () => {
-    const response = await t.call('GET', `${API}/agents`);
+    const response = await t.call('GET', `${API}/subscriptions/plans`);
     expectApiError(response, 501, { type: 'not_implemented', code: 'not_implemented' });
-    expect(response.body.error.message).toContain('agents.list');
+    expect(response.body.error.message).toContain('subscriptions.plans');
   });
 
   it('still authenticates before answering 501', async () => {
-    expectApiError(await t.call('GET', `${API}/agents`, { key: null }), 401);
+    expectApiError(await t.call('GET', `${API}/subscriptions/plans`, { key: null }), 401);
   });
 });
 

@@ -6,6 +6,42 @@ import type { Store, UsageEvent } from '../../store/types.js';
 import type { Caller } from './caller.js';
 import { affordableOutputTokens, costMicro } from './pricing.js';
 
+/**
+ * What each pooled user has held in requests still running, per store: a user's spend is only
+ * written at settlement, so concurrent requests must count each other's holds against the limit.
+ */
+const pooledHolds = new WeakMap<Store, Map<string, number>>();
+
+/**
+ * On a pooled app the app pays, capped per user (DESIGN §5): the user's settled spend, their
+ * requests in flight and this hold must stay within their credit limit. Returns the release.
+ */
+async function holdWithinUserLimit(store: Store, caller: Caller, heldMicro: number): Promise<() => void> {
+  const address = caller.address;
+  if (caller.payer.kind !== 'app' || address === null || caller.isTest) return () => {};
+  const user = await store.users.get(caller.appUuid, address);
+  if (user?.creditLimitMicro === null || user?.creditLimitMicro === undefined) return () => {};
+  let inFlight = pooledHolds.get(store);
+  if (!inFlight) pooledHolds.set(store, (inFlight = new Map()));
+  const key = `${caller.appUuid}/${address}`;
+  const pending = inFlight.get(key) ?? 0;
+  if (user.spentMicro + pending + heldMicro > user.creditLimitMicro) {
+    throw insufficientCredits(
+      `Credit limit reached: user ${address} may spend ${microToCredits(user.creditLimitMicro)} credits of this app ` +
+        `and has spent ${microToCredits(user.spentMicro)}` +
+        (pending > 0 ? ` (${microToCredits(pending)} more held by requests in flight)` : '') +
+        `; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
+        'Lower max_tokens, or ask the developer to raise the limit (svc api developer apps users update --credits).',
+    );
+  }
+  inFlight.set(key, pending + heldMicro);
+  return () => {
+    const left = (inFlight.get(key) ?? 0) - heldMicro;
+    if (left > 0) inFlight.set(key, left);
+    else inFlight.delete(key);
+  };
+}
+
 /** The usage row's error code for a failure. */
 export const errorCode = (error: unknown) => (error instanceof ApiError ? error.code : 'upstream_error');
 
@@ -30,8 +66,10 @@ export async function openMeter(
     );
   }
   const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
+  const releaseUserLimit = await holdWithinUserLimit(deps.store, caller, heldMicro);
   const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro);
   if (!held.ok) {
+    releaseUserLimit();
     const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro);
     throw insufficientCredits(
       `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
@@ -71,7 +109,12 @@ export async function openMeter(
         errorCode,
         at: now.toISOString(),
       };
-      return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
+      try {
+        return await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
+      } finally {
+        // Only now is the spend written: until then the hold keeps counting against the limit.
+        releaseUserLimit();
+      }
     },
     /** Settles a request that failed before producing anything: nothing is charged. */
     failed(error: unknown, signal: AbortSignal) {

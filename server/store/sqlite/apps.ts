@@ -30,6 +30,9 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
     'UPDATE apps SET idp_app_id = ?, idp_verification_key = ?, idp_updated_at = ?, updated_at = ? WHERE app_uuid = ?',
   );
 
+  const selectByIdpAppId = db.prepare<[string], AppRow>(
+    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.idp_app_id = ? AND a.deleted_at IS NULL`,
+  );
   const selectIdpHolder = db.prepare<[string], { app_uuid: string }>('SELECT app_uuid FROM apps WHERE idp_app_id = ?');
 
   const byId = (appUuid: string) => {
@@ -92,6 +95,11 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
         updateIdp.run(idp?.idpAppId ?? null, idp?.verificationKey ?? null, idp ? at : null, at, appUuid);
         return byId(appUuid);
       })();
+    },
+
+    async findByIdpAppId(idpAppId) {
+      const row = selectByIdpAppId.get(idpAppId);
+      return row ? toApp(row, holds) : null;
     },
   };
 }

@@ -7,6 +7,8 @@ import { createUsersRepository } from './users.js';
 import { createMeteringRepository } from './metering.js';
 import { createUsageRepository } from './usage.js';
 import { createResponsesRepository } from './responses.js';
+import { createTextRepository } from './text.js';
+import { createSigningKeysRepository } from './signing-keys.js';
 import type { Store } from '../types.js';
 
 /** The embedded default store: one SQLite file (or `:memory:`). */
@@ -35,6 +37,8 @@ export function createSqliteStore(file: string): Store {
     metering,
     usage: createUsageRepository(db),
     responses: createResponsesRepository(db),
+    text: createTextRepository(db),
+    signingKeys: createSigningKeysRepository(db),
     async close() {
       if (!db.open) return;
       metering.flushPending();

@@ -1,0 +1,88 @@
+import type { Db } from './database.js';
+import type { Store, TextChannel, TextRegistrationRecord } from '../types.js';
+
+interface Row {
+  channel: TextChannel;
+  identifier: string;
+  app_uuid: string;
+  owner: string;
+  preferred_model: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toRegistration = (row: Row): TextRegistrationRecord => ({
+  channel: row.channel,
+  identifier: row.identifier,
+  appUuid: row.app_uuid,
+  owner: row.owner,
+  preferredModel: row.preferred_model,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Text channel registrations (migration 5): one holder per identifier, one identifier per holder. */
+export function createTextRepository(db: Db): Store['text'] {
+  const byIdentifier = db.prepare<[TextChannel, string], Row>(
+    'SELECT * FROM text_registrations WHERE channel = ? AND identifier = ?',
+  );
+  const byOwner = db.prepare<[TextChannel, string, string], Row>(
+    'SELECT * FROM text_registrations WHERE channel = ? AND app_uuid = ? AND owner = ?',
+  );
+  const appDeleted = db.prepare<[string], { deleted: number }>(
+    'SELECT deleted_at IS NOT NULL AS deleted FROM apps WHERE app_uuid = ?',
+  );
+  const deleteIdentifier = db.prepare('DELETE FROM text_registrations WHERE channel = ? AND identifier = ?');
+  const deleteOwner = db.prepare('DELETE FROM text_registrations WHERE channel = ? AND app_uuid = ? AND owner = ?');
+  const insert = db.prepare(
+    `INSERT INTO text_registrations (channel, identifier, app_uuid, owner, preferred_model, created_at, updated_at)
+     VALUES (@channel, @identifier, @app_uuid, @owner, @preferred_model, @created_at, @updated_at)`,
+  );
+
+  const register = db.transaction((registration: Omit<TextRegistrationRecord, 'createdAt' | 'updatedAt'>, at: string) => {
+    const { channel, identifier, appUuid, owner } = registration;
+    const holder = byIdentifier.get(channel, identifier);
+    if (holder && (holder.app_uuid !== appUuid || holder.owner !== owner)) {
+      // An app that was deleted holds nothing any more.
+      if (appDeleted.get(holder.app_uuid)?.deleted !== 1) return 'taken' as const;
+      deleteIdentifier.run(channel, identifier);
+    }
+    const previous = byOwner.get(channel, appUuid, owner);
+    deleteOwner.run(channel, appUuid, owner);
+    const row: Row = {
+      channel,
+      identifier,
+      app_uuid: appUuid,
+      owner,
+      preferred_model: registration.preferredModel,
+      // Re-registering the same identifier keeps its first registration time.
+      created_at: previous?.identifier === identifier ? previous.created_at : at,
+      updated_at: at,
+    };
+    insert.run(row);
+    return toRegistration(row);
+  });
+
+  const unregister = db.transaction((channel: TextChannel, appUuid: string, owner: string) => {
+    const row = byOwner.get(channel, appUuid, owner);
+    if (row) deleteOwner.run(channel, appUuid, owner);
+    return row ? toRegistration(row) : null;
+  });
+
+  return {
+    async byIdentifier(channel, identifier) {
+      const row = byIdentifier.get(channel, identifier);
+      return row ? toRegistration(row) : null;
+    },
+    async byOwner(channel, appUuid, owner) {
+      const row = byOwner.get(channel, appUuid, owner);
+      return row ? toRegistration(row) : null;
+    },
+    async register(registration, at) {
+      return register(registration, at);
+    },
+    async unregister(channel, appUuid, owner) {
+      return unregister(channel, appUuid, owner);
+    },
+  };
+}
