@@ -54,6 +54,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       version: VERSION,
       registry,
       identityIssuer: settings.identityIssuer,
+      rateLimits: { requestsPerMinute: settings.rateLimitRequestsPerMinute, tokensPerMinute: settings.rateLimitTokensPerMinute },
       maxBodyBytes: settings.maxBodyBytes,
       ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
     });

@@ -14,5 +14,8 @@ export const ServerSettings = z.strictObject({
   shutdownGraceMs: z.number().int().min(0).default(10_000),
   /** The issuer (`iss`) identity tokens must carry. */
   identityIssuer: z.string().min(1).default('privy.io'),
+  /** Per key and per user, unless an app sets its own (rate_limit_rpm, rate_limit_tpm). */
+  rateLimitRequestsPerMinute: z.number().int().positive().default(600),
+  rateLimitTokensPerMinute: z.number().int().positive().default(1_000_000),
 });
 export type ServerSettings = z.input<typeof ServerSettings>;

@@ -3,7 +3,7 @@ import type { AuthScheme } from '../../src/contract/operation.js';
 import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { createIdentityTokenVerifier } from './identity-tokens.js';
+import { createIdentityTokenVerifier, type IdentityTokenVerifierDeps } from './identity-tokens.js';
 import { hashSecret, KEY_PATTERN, keyPrefix, sameHash } from './api-keys.js';
 import type { Principal } from './principal.js';
 
@@ -24,8 +24,13 @@ function readCredentials(headers: IncomingHttpHeaders): Credentials {
   return token.startsWith('svc_') ? { scheme: 'api_key', secret: token } : { scheme: 'identity_token', token };
 }
 
-export function createAuthenticator(deps: { store: Store; clock: Clock; identityIssuer: string }) {
-  const identityTokens = createIdentityTokenVerifier({ store: deps.store, clock: deps.clock, issuer: deps.identityIssuer });
+export function createAuthenticator(deps: {
+  store: Store;
+  clock: Clock;
+  identityIssuer: string;
+  signingKeys: IdentityTokenVerifierDeps['signingKeys'];
+}) {
+  const identityTokens = createIdentityTokenVerifier({ ...deps, issuer: deps.identityIssuer });
 
   async function byApiKey(secret: string): Promise<Principal> {
     if (!KEY_PATTERN.test(secret)) throw unauthorized('The API key is malformed: it should look like svc_live_… or svc_test_….', 'invalid_api_key');

@@ -4,6 +4,7 @@ import { developerIdpHandlers } from './developer-idp.js';
 import { developerKeysHandlers } from './developer-keys.js';
 import { developerUsersHandlers } from './developer-users.js';
 import { inferenceHandlers } from './inference.js';
+import { sandboxHandlers } from './sandbox.js';
 import { systemHandlers } from './system.js';
 import { textHandlers } from './text.js';
 import { usageHandlers } from './usage.js';
@@ -20,4 +21,5 @@ export const handlers: HandlerTable = {
   ...developerUsersHandlers,
   ...textHandlers,
   ...catalogHandlers,
+  ...sandboxHandlers,
 };

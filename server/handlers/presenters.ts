@@ -16,6 +16,8 @@ export function presentApp(app: AppRecord): z.input<typeof App> {
     held_credits: microToCredits(app.heldMicro),
     idp_configured: app.idpAppId !== null,
     idp_app_id: app.idpAppId,
+    rate_limit_rpm: app.rateLimitRpm,
+    rate_limit_tpm: app.rateLimitTpm,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
   };

@@ -93,6 +93,9 @@ export function createPipeline(options: PipelineOptions) {
     const operation: AnyOperation = match.operation;
     const principal = await services.auth.authenticate(req.headers, operation.auth);
     applyCors(res, origin, principal);
+    if (principal) {
+      for (const [name, value] of Object.entries(await services.limiter.countRequest(principal))) res.setHeader(name, value);
+    }
     const params = operation.params ? parseOrThrow(operation.params, match.params, 'path') : {};
     const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');
     const rawBody = await readBody(req, options.maxBodyBytes);

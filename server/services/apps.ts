@@ -25,6 +25,8 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
           appType: input.app_type,
           defaultUserCreditsMicro: creditsToMicro(input.default_user_credits),
           allowedOrigins: [...new Set(input.allowed_origins)],
+          rateLimitRpm: input.rate_limit_rpm ?? null,
+          rateLimitTpm: input.rate_limit_tpm ?? null,
           at,
         },
         startingGrant && { ...startingGrant, at },
@@ -52,6 +54,9 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
             input.default_user_credits === undefined ? undefined : creditsToMicro(input.default_user_credits),
           // The specification's rule: omitted or null leaves the list, [] clears it, a list sets it.
           allowedOrigins: input.allowed_origins == null ? undefined : [...new Set(input.allowed_origins)],
+          // Unlike allowed_origins, null here means something: back to the server default.
+          rateLimitRpm: input.rate_limit_rpm,
+          rateLimitTpm: input.rate_limit_tpm,
         },
         now(),
       );

@@ -11,6 +11,7 @@ import { createResponsesService } from './inference/responses.js';
 import { createModelsService } from './models.js';
 import { createSigningKeysService } from './signing-keys.js';
 import { createUsageService } from './usage.js';
+import { createRateLimitService, type RateLimitDefaults } from './rate-limits.js';
 import { createTextService } from './text.js';
 import { createAgentsService } from './agents.js';
 import { createPublicConfigService } from './public-config.js';
@@ -24,6 +25,7 @@ export interface ServiceDeps {
   registry: ProviderRegistry;
   /** The `iss` identity tokens must carry. */
   identityIssuer: string;
+  rateLimits: RateLimitDefaults;
   /** The request body limit, as GET /config reports it. */
   maxBodyBytes?: number;
   /** The agents file (`SVC_AGENTS`), added to the shipped catalog. */
@@ -32,21 +34,26 @@ export interface ServiceDeps {
 
 /** Every service, wired once per server. */
 export function createServices(deps: ServiceDeps) {
+  const signingKeys = createSigningKeysService(deps);
+  const limiter = createRateLimitService(deps);
+  // Inference counts tokens against the rate limits as it settles.
+  const inference = { ...deps, limiter };
   return {
+    limiter,
     version: deps.version,
     clock: deps.clock,
     store: deps.store,
-    auth: createAuthenticator(deps),
+    auth: createAuthenticator({ ...deps, signingKeys }),
     apps: createAppsService(deps),
     apiKeys: createApiKeysService(deps),
     idp: createIdpService(deps),
     users: createUsersService(deps),
     models: createModelsService(deps),
-    chat: createChatService(deps),
-    embeddings: createEmbeddingsService(deps),
-    responses: createResponsesService(deps),
+    chat: createChatService(inference),
+    embeddings: createEmbeddingsService(inference),
+    responses: createResponsesService(inference),
     usage: createUsageService(deps),
-    signingKeys: createSigningKeysService(deps),
+    signingKeys,
     text: createTextService(deps),
     agents: createAgentsService(deps, deps.agentsFile),
     publicConfig: createPublicConfigService(deps),

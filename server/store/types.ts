@@ -32,6 +32,9 @@ export interface AppRecord {
   idpAppId: string | null;
   idpVerificationKey: string | null;
   idpUpdatedAt: string | null;
+  /** Per-app overrides of the server's rate limits (null: the server default). */
+  rateLimitRpm: number | null;
+  rateLimitTpm: number | null;
   balanceMicro: number;
   heldMicro: number;
   createdAt: string;
@@ -71,6 +74,8 @@ export interface NewApp {
   appType: AppType;
   defaultUserCreditsMicro: number;
   allowedOrigins: string[];
+  rateLimitRpm?: number | null;
+  rateLimitTpm?: number | null;
   at: string;
 }
 
@@ -78,6 +83,9 @@ export interface AppPatch {
   name?: string;
   defaultUserCreditsMicro?: number;
   allowedOrigins?: string[];
+  /** null clears the override. */
+  rateLimitRpm?: number | null;
+  rateLimitTpm?: number | null;
 }
 
 export interface NewApiKey {
@@ -183,6 +191,13 @@ export interface TextRegistrationRecord {
   updatedAt: string;
 }
 
+/** Counters in fixed one-minute windows, for rate limits. */
+export interface RateCounter {
+  /** Adds `amount` to the counter of `key` in the window starting at `windowStart`; returns the new total. */
+  add(key: string, windowStart: number, amount: number): Promise<number>;
+  get(key: string, windowStart: number): Promise<number>;
+}
+
 export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
@@ -280,5 +295,7 @@ export interface Store {
     /** Removes the caller's registration on the channel; returns it, or null when there was none. */
     unregister(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
   };
+  /** Rate-limit counters; in-process for SQLite, a shared one for a multi-instance backend. */
+  readonly rateCounters: RateCounter;
   close(): Promise<void>;
 }

@@ -130,6 +130,9 @@ async function svcChild(): Promise<void> {
     env: { [KEY_ENV]: 'sk-bench-upstream-key' },
     // Far more than the run can spend: the ledger must not run dry mid-run.
     startingGrantCredits: 10_000_000,
+    // A load test is one key at thousands of requests a minute: far past the default limits.
+    rateLimitRequestsPerMinute: 1_000_000_000,
+    rateLimitTokensPerMinute: 1_000_000_000,
     log: (line) => process.stderr.write(`svc: ${line}\n`),
   });
   if (!server.bootstrap) throw new Error('svc: expected a fresh database');

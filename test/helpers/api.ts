@@ -56,6 +56,19 @@ export function expectApiError(
   expect(error).toMatchObject(expected);
 }
 
+/** Call options that sign in with an identity token (and no API key). */
+export const bearer = (token: string) => ({ key: null, headers: { authorization: `Bearer ${token}` } });
+
+/** GET /credits/balance as the token's user. */
+export const balanceWith = (t: TestServer, token: string) => t.call('GET', `${API}/credits/balance`, bearer(token));
+
+/** A small chat completion as the token's user. */
+export const chatWith = (t: TestServer, token: string, model = 'local/echo', max_tokens = 20) =>
+  t.call('POST', `${API}/chat/completions`, {
+    ...bearer(token),
+    body: { model, max_tokens, messages: [{ role: 'user', content: 'hello' }] },
+  });
+
 /** Asserts a success status, showing the error body when it is not. */
 export function expectStatus(response: Response, status: number): void {
   expect({ status: response.status, body: response.body }).toMatchObject({ status });

@@ -20,6 +20,8 @@ describe('developer apps create', () => {
       held_credits: 0,
       idp_configured: false,
       idp_app_id: null,
+      rate_limit_rpm: null,
+      rate_limit_tpm: null,
       created_at: START,
       updated_at: START,
     });

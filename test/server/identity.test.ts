@@ -5,6 +5,9 @@ import { walletOf } from '../../server/auth/identity-tokens.js';
 import {
   API,
   appPath,
+  balanceWith,
+  bearer,
+  chatWith,
   createOwnerApp,
   expectApiError,
   expectStatus,
@@ -53,13 +56,6 @@ async function idpApp(t: TestServer, options: Parameters<typeof createOwnerApp>[
   return { app, idpAppId, token, configure };
 }
 
-const bearer = (token: string) => ({ key: null, headers: { authorization: `Bearer ${token}` } });
-const balanceWith = (t: TestServer, token: string) => t.call('GET', `${API}/credits/balance`, bearer(token));
-const chatWith = (t: TestServer, token: string, model = 'local/echo', max_tokens = 20) =>
-  t.call('POST', `${API}/chat/completions`, {
-    ...bearer(token),
-    body: { model, max_tokens, messages: [{ role: 'user', content: 'hello' }] },
-  });
 const userOf = async (t: TestServer, appUuid: string, address: string) => {
   const response = await t.call('GET', appPath(appUuid, 'users', address.toLowerCase()));
   expectStatus(response, 200);

@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
-import type { Payer } from '../../store/types.js';
+import type { AppRecord, Payer } from '../../store/types.js';
+import { rateSubject } from '../rate-limits.js';
 
 /** Who makes an inference request and who pays for it (DESIGN §5). */
 export interface Caller {
@@ -8,6 +9,10 @@ export interface Caller {
   keyId: string | null;
   address: string | null;
   isTest: boolean;
+  /** The app, for its limits. */
+  app: AppRecord;
+  /** Whose rate limit the tokens count against (the key, or the user). */
+  rateSubject: string;
 }
 
 export function callerOf(principal: Principal): Caller {
@@ -18,6 +23,8 @@ export function callerOf(principal: Principal): Caller {
       keyId: principal.keyId,
       address: null,
       isTest: principal.isTest,
+      app: principal.app,
+      rateSubject: rateSubject(principal),
     };
   }
   const pooled = principal.app.appType === 'pooled_api';
@@ -26,6 +33,8 @@ export function callerOf(principal: Principal): Caller {
     appUuid: principal.app.appUuid,
     keyId: null,
     address: principal.address,
-    isTest: false,
+    isTest: principal.sandbox === true,
+    app: principal.app,
+    rateSubject: rateSubject(principal),
   };
 }

@@ -4,6 +4,7 @@ import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { Store, UsageEvent } from '../../store/types.js';
 import type { Caller } from './caller.js';
+import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, costMicro } from './pricing.js';
 
 /**
@@ -48,6 +49,8 @@ export const errorCode = (error: unknown) => (error instanceof ApiError ? error.
 export interface MeterOptions {
   store: Store;
   clock: Clock;
+  /** Tokens per minute are checked before the hold and counted at settlement. */
+  limiter?: RateLimitService;
 }
 
 /**
@@ -61,10 +64,11 @@ export async function openMeter(
   const { caller, entry } = request;
   if (caller.isTest && entry.provider !== 'local') {
     throw forbidden(
-      `Test keys (svc_test_…) reach only the offline local provider; '${entry.id}' needs a live key.`,
+      `Test keys (svc_test_…) and sandbox identity tokens reach only the offline local provider; '${entry.id}' needs a live key.`,
       'test_key_not_allowed',
     );
   }
+  await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
   const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
   const releaseUserLimit = await holdWithinUserLimit(deps.store, caller, heldMicro);
   const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro);
@@ -109,6 +113,7 @@ export async function openMeter(
         errorCode,
         at: now.toISOString(),
       };
+      await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
       try {
         return await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
       } finally {

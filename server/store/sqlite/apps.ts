@@ -7,8 +7,10 @@ import type { Store } from '../types.js';
 /** `changed` runs after every write that can change what an API key resolves to. */
 export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, changed: () => void): Store['apps'] {
   const insert = db.prepare(
-    `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins, created_at, updated_at)
-     VALUES (@appUuid, @developerId, @accountId, @name, @appType, @defaultUserCreditsMicro, @allowedOrigins, @at, @at)`,
+    `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins,
+       rate_limit_rpm, rate_limit_tpm, created_at, updated_at)
+     VALUES (@appUuid, @developerId, @accountId, @name, @appType, @defaultUserCreditsMicro, @allowedOrigins,
+       @rateLimitRpm, @rateLimitTpm, @at, @at)`,
   );
   const selectOne = db.prepare<[string, string], AppRow>(
     `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.app_uuid = ? AND a.developer_id = ? AND a.deleted_at IS NULL`,
@@ -45,7 +47,13 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
     async create(app, grant) {
       return db.transaction(() => {
         const accountId = ledger.openAccount();
-        insert.run({ ...app, accountId, allowedOrigins: JSON.stringify(app.allowedOrigins) });
+        insert.run({
+          ...app,
+          accountId,
+          allowedOrigins: JSON.stringify(app.allowedOrigins),
+          rateLimitRpm: app.rateLimitRpm ?? null,
+          rateLimitTpm: app.rateLimitTpm ?? null,
+        });
         if (grant) ledger.post(accountId, grant);
         return byId(app.appUuid);
       })();
@@ -69,12 +77,16 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
         if (patch.name !== undefined) sets.push('name = @name');
         if (patch.defaultUserCreditsMicro !== undefined) sets.push('default_user_credits_micro = @defaultUserCreditsMicro');
         if (patch.allowedOrigins !== undefined) sets.push('allowed_origins = @allowedOrigins');
+        if (patch.rateLimitRpm !== undefined) sets.push('rate_limit_rpm = @rateLimitRpm');
+        if (patch.rateLimitTpm !== undefined) sets.push('rate_limit_tpm = @rateLimitTpm');
         db.prepare(`UPDATE apps SET ${sets.join(', ')} WHERE app_uuid = @appUuid`).run({
           appUuid,
           at,
           name: patch.name,
           defaultUserCreditsMicro: patch.defaultUserCreditsMicro,
           allowedOrigins: patch.allowedOrigins && JSON.stringify(patch.allowedOrigins),
+          rateLimitRpm: patch.rateLimitRpm,
+          rateLimitTpm: patch.rateLimitTpm,
         });
         return byId(appUuid);
       })();

@@ -1,6 +1,7 @@
 import { openDatabase } from './database.js';
 import { createLedger } from './ledger.js';
 import { createHolds } from './holds.js';
+import { createRateCounters } from './rate-counters.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
@@ -36,6 +37,7 @@ export function createSqliteStore(file: string): Store {
     users: createUsersRepository(db, ledger, holds),
     metering,
     usage: createUsageRepository(db),
+    rateCounters: createRateCounters(),
     responses: createResponsesRepository(db),
     text: createTextRepository(db),
     signingKeys: createSigningKeysRepository(db),

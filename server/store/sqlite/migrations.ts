@@ -162,4 +162,12 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'per-app rate limit overrides',
+    sql: `
+      ALTER TABLE apps ADD COLUMN rate_limit_rpm INTEGER CHECK (rate_limit_rpm IS NULL OR rate_limit_rpm > 0);
+      ALTER TABLE apps ADD COLUMN rate_limit_tpm INTEGER CHECK (rate_limit_tpm IS NULL OR rate_limit_tpm > 0);
+    `,
+  },
 ];

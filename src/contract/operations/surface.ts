@@ -7,6 +7,9 @@ import {
   Health,
   Jwks,
   PublicConfig,
+  SANDBOX_IDP_PREFIX,
+  SandboxIdentityToken,
+  SandboxIdentityTokenBody,
   TextLookupQuery,
   TextRegisterBody,
   TextRegistration,
@@ -84,6 +87,22 @@ export const surfaceOperations = [
     response: TextRegistration,
     auth: CALLER,
     summary: 'Remove the caller’s registration on a channel',
+  }),
+  defineOperation({
+    id: 'sandbox.identity-token',
+    cli: ['sandbox', 'identity-token'],
+    method: 'POST',
+    path: '/sandbox/identity-token',
+    body: SandboxIdentityTokenBody,
+    response: SandboxIdentityToken,
+    auth: ['api_key'],
+    summary: 'Issue a sandbox identity token for a test wallet (test keys only)',
+    description:
+      'Signs an identity token with this server’s own key (published at /.well-known/jwks.json) for a test wallet of ' +
+      `the key’s app, so end-user sign-in can be tried without an outside identity provider. Needs a svc_test_ key ` +
+      `and an app whose idp_app_id starts with '${SANDBOX_IDP_PREFIX}' (set it with developer apps idp create; for ` +
+      'sandbox ids the verification key is required by the format but ignored). Tokens carry the issuer ' +
+      'svc-sandbox, verify only for sandbox apps, and their users reach only the offline local provider, free.',
   }),
   defineOperation({
     id: 'health',

@@ -19,17 +19,24 @@ export const App = z.object({
   held_credits: Credits,
   idp_configured: z.boolean(),
   idp_app_id: z.string().nullable(),
+  rate_limit_rpm: z.number().int().nullable().describe('Requests per minute per key or user (null: the server default)'),
+  rate_limit_tpm: z.number().int().nullable().describe('Tokens per minute per key or user (null: the server default)'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
 const AppName = z.string().trim().min(1).max(100).describe('App name');
 
+const RateLimit = (what: string) =>
+  z.number().int().positive().max(1_000_000_000).nullish().describe(`${what} per minute per key or user (null: the server default)`);
+
 export const AppCreateBody = z.strictObject({
   name: AppName,
   app_type: AppType.default('standard').describe('standard (default) or pooled_api'),
   default_user_credits: NonNegativeCredits.default(0).describe('Credits granted to each new user'),
   allowed_origins: z.array(Origin).max(100).default([]).describe('Allowed CORS origins for API-key requests'),
+  rate_limit_rpm: RateLimit('Requests'),
+  rate_limit_tpm: RateLimit('Tokens'),
 });
 
 export const AppUpdateBody = z.strictObject({
@@ -40,6 +47,8 @@ export const AppUpdateBody = z.strictObject({
     .max(100)
     .nullish()
     .describe('Omitted or null: unchanged; []: clear; a list: set'),
+  rate_limit_rpm: RateLimit('Requests').describe('Requests per minute per key or user (omitted: unchanged; null: the server default)'),
+  rate_limit_tpm: RateLimit('Tokens').describe('Tokens per minute per key or user (omitted: unchanged; null: the server default)'),
 });
 
 export const ApiKey = z.object({

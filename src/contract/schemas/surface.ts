@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Credits, Timestamp } from './common.js';
+import { Address, Credits, Timestamp } from './common.js';
 
 export const Channel = z.enum(['sms', 'messenger']).describe('sms or messenger');
 export const ChannelParams = z.strictObject({ channel: Channel });
@@ -44,3 +44,21 @@ export const PublicConfig = z.looseObject({
 export const Health = z.object({ status: z.literal('ok'), version: z.string(), time: Timestamp });
 
 export const Jwks = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) });
+
+/** Identity-provider app ids starting with this use the built-in sandbox identity provider. */
+export const SANDBOX_IDP_PREFIX = 'sandbox_';
+
+export const SandboxIdentityTokenBody = z.strictObject({
+  address: Address.optional().describe(
+    'The test wallet the token stands for (default: a fixed wallet derived from the API key’s app, the same on every call)',
+  ),
+  expires_in: z.number().int().min(60).max(86_400).default(3600).describe('Lifetime in seconds (60 to 86400, default 3600)'),
+});
+
+export const SandboxIdentityToken = z.object({
+  token: z.string().describe('The identity token: send it as Authorization: Bearer'),
+  address: z.string().describe('The wallet the token stands for (lower case)'),
+  expires_at: Timestamp,
+  issuer: z.string().describe('The token’s iss (the sandbox issuer, never the real identity provider’s)'),
+  audience: z.string().describe('The token’s aud: the app’s sandbox idp_app_id'),
+});

@@ -1,0 +1,82 @@
+import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { AppRecord, Store } from '../store/types.js';
+
+export interface RateLimitDefaults {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
+const MINUTE = 60_000;
+
+/** Whose limit a request counts against: its API key, or its end user. */
+export function rateSubject(principal: { kind: 'api_key'; keyId: string } | { kind: 'user'; app: AppRecord; address: string }): string {
+  return principal.kind === 'api_key' ? `key:${principal.keyId}` : `user:${principal.app.appUuid}/${principal.address}`;
+}
+
+/**
+ * Requests and tokens per minute, per key and per user: the server's defaults, or the app's
+ * own (`rate_limit_rpm`, `rate_limit_tpm`). Fixed one-minute windows on the server's clock; the
+ * counters live behind the store interface.
+ */
+export function createRateLimitService(deps: { store: Store; clock: Clock; rateLimits: RateLimitDefaults }) {
+  const window = () => {
+    const now = deps.clock.now().getTime();
+    const start = Math.floor(now / MINUTE) * MINUTE;
+    return { start, resetSeconds: Math.max(1, Math.ceil((start + MINUTE - now) / 1000)) };
+  };
+  const limitsOf = (app: AppRecord) => ({
+    requests: app.rateLimitRpm ?? deps.rateLimits.requestsPerMinute,
+    tokens: app.rateLimitTpm ?? deps.rateLimits.tokensPerMinute,
+  });
+
+  const exceeded = (what: string, limit: number, resetSeconds: number, headers: Record<string, string>) =>
+    new ApiError(
+      429,
+      'rate_limit_exceeded',
+      `Rate limit reached: ${limit} ${what} per minute. Retry in ${resetSeconds} s, or raise the app's limit (rate_limit_rpm, rate_limit_tpm).`,
+      'rate_limit_exceeded',
+      null,
+      { ...headers, 'retry-after': String(resetSeconds) },
+    );
+
+  return {
+    /**
+     * Counts one request of this caller and returns the headers that say where it stands;
+     * throws a 429 (with those headers and retry-after) past the request or token limit.
+     */
+    async countRequest(principal: Principal): Promise<Record<string, string>> {
+      const { start, resetSeconds } = window();
+      const subject = rateSubject(principal);
+      const limits = limitsOf(principal.app);
+      const requests = await deps.store.rateCounters.add(`requests:${subject}`, start, 1);
+      const tokens = await deps.store.rateCounters.get(`tokens:${subject}`, start);
+      const headers = {
+        'x-ratelimit-limit': String(limits.requests),
+        'x-ratelimit-remaining': String(Math.max(0, limits.requests - requests)),
+        'x-ratelimit-reset': String(resetSeconds),
+        'x-ratelimit-limit-tokens': String(limits.tokens),
+        'x-ratelimit-remaining-tokens': String(Math.max(0, limits.tokens - tokens)),
+      };
+      if (requests > limits.requests) throw exceeded('requests', limits.requests, resetSeconds, headers);
+      return headers;
+    },
+
+    /** Before inference: a caller whose tokens this minute have reached the limit waits (429). */
+    async checkTokens(subject: string, app: AppRecord): Promise<void> {
+      const { start, resetSeconds } = window();
+      const limit = limitsOf(app).tokens;
+      if ((await deps.store.rateCounters.get(`tokens:${subject}`, start)) >= limit) {
+        throw exceeded('tokens', limit, resetSeconds, {});
+      }
+    },
+
+    /** After inference: the tokens it used count against this minute. */
+    async addTokens(subject: string, tokens: number): Promise<void> {
+      if (tokens > 0) await deps.store.rateCounters.add(`tokens:${subject}`, window().start, tokens);
+    },
+  };
+}
+
+export type RateLimitService = ReturnType<typeof createRateLimitService>;
