@@ -37,7 +37,7 @@ export function createServices(deps: ServiceDeps) {
   const signingKeys = createSigningKeysService(deps);
   const limiter = createRateLimitService(deps);
   // Inference counts tokens against the rate limits as it settles.
-  const inference = { ...deps, limiter };
+  const inference = { ...deps, limiter, pooledHolds: new Map<string, number>() };
   return {
     limiter,
     version: deps.version,

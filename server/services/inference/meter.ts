@@ -8,22 +8,19 @@ import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, costMicro } from './pricing.js';
 
 /**
- * What each pooled user has held in requests still running, per store: a user's spend is only
- * written at settlement, so concurrent requests must count each other's holds against the limit.
- */
-const pooledHolds = new WeakMap<Store, Map<string, number>>();
-
-/**
  * On a pooled app the app pays, capped per user (DESIGN §5): the user's settled spend, their
  * requests in flight and this hold must stay within their credit limit. Returns the release.
  */
-async function holdWithinUserLimit(store: Store, caller: Caller, heldMicro: number): Promise<() => void> {
+async function holdWithinUserLimit(
+  store: Store,
+  inFlight: Map<string, number>,
+  caller: Caller,
+  heldMicro: number,
+): Promise<() => void> {
   const address = caller.address;
   if (caller.payer.kind !== 'app' || address === null || caller.isTest) return () => {};
   const user = await store.users.get(caller.appUuid, address);
   if (user?.creditLimitMicro === null || user?.creditLimitMicro === undefined) return () => {};
-  let inFlight = pooledHolds.get(store);
-  if (!inFlight) pooledHolds.set(store, (inFlight = new Map()));
   const key = `${caller.appUuid}/${address}`;
   const pending = inFlight.get(key) ?? 0;
   if (user.spentMicro + pending + heldMicro > user.creditLimitMicro) {
@@ -51,6 +48,11 @@ export interface MeterOptions {
   clock: Clock;
   /** Tokens per minute are checked before the hold and counted at settlement. */
   limiter?: RateLimitService;
+  /**
+   * What each pooled user holds in requests still running (app/address → micro-credits): spend
+   * is written only at settlement, so requests in flight must count against the user's limit.
+   */
+  pooledHolds: Map<string, number>;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function openMeter(
   }
   await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
   const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
-  const releaseUserLimit = await holdWithinUserLimit(deps.store, caller, heldMicro);
+  const releaseUserLimit = await holdWithinUserLimit(deps.store, deps.pooledHolds, caller, heldMicro);
   const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro);
   if (!held.ok) {
     releaseUserLimit();
