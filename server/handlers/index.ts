@@ -8,6 +8,7 @@ import { sandboxHandlers } from './sandbox.js';
 import { systemHandlers } from './system.js';
 import { textHandlers } from './text.js';
 import { usageHandlers } from './usage.js';
+import { creditsHandlers } from './credits.js';
 import type { HandlerTable } from './types.js';
 
 /** Every implemented operation. One file per group; an operation missing here answers 501. */
@@ -15,6 +16,7 @@ export const handlers: HandlerTable = {
   ...systemHandlers,
   ...inferenceHandlers,
   ...usageHandlers,
+  ...creditsHandlers,
   ...developerAppsHandlers,
   ...developerKeysHandlers,
   ...developerIdpHandlers,

@@ -17,6 +17,7 @@ import { createAgentsService } from './agents.js';
 import { createPublicConfigService } from './public-config.js';
 import { createTasksService } from './tasks.js';
 import { createUsersService } from './users.js';
+import { createCreditsService } from './credits.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -58,6 +59,7 @@ export function createServices(deps: ServiceDeps) {
     agents: createAgentsService(deps, deps.agentsFile),
     publicConfig: createPublicConfigService(deps),
     tasks: createTasksService(),
+    credits: createCreditsService(deps),
   };
 }
 

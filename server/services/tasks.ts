@@ -16,17 +16,18 @@ export const taskCatalog: readonly TaskDefinition[] = [
   { type: 'save_ten_memories', title: 'Save ten memories', rewardCredits: 20, requirement: { count: 'memories', atLeast: 10 } },
 ];
 
-/**
- * `claimed` is always false for now: claims (and the ledger entries that record them) come with
- * the credits operations; this list will then read them per caller.
- */
+/** The catalog for one caller: `claimed` from the ledger (see `credits claim-task`). */
 export function createTasksService() {
-  const tasks = taskCatalog.map((task) => ({
-    type: task.type,
-    title: task.title,
-    reward_credits: task.rewardCredits,
-    requirement: `${task.requirement.count} ≥ ${task.requirement.atLeast}`,
-    claimed: false,
-  }));
-  return { list: () => ({ object: 'list' as const, data: tasks }) };
+  return {
+    list: (claimed: ReadonlySet<string>) => ({
+      object: 'list' as const,
+      data: taskCatalog.map((task) => ({
+        type: task.type,
+        title: task.title,
+        reward_credits: task.rewardCredits,
+        requirement: `${task.requirement.count} ≥ ${task.requirement.atLeast}`,
+        claimed: claimed.has(task.type),
+      })),
+    }),
+  };
 }

@@ -297,5 +297,16 @@ export interface Store {
   };
   /** Rate-limit counters; in-process for SQLite, a shared one for a multi-instance backend. */
   readonly rateCounters: RateCounter;
+  readonly credits: {
+    /**
+     * Credits the account in one transaction with its ledger entry. `granted: false` (and nothing
+     * moved) when this idempotency key has already credited this account.
+     */
+    grant(payer: Payer, grant: Grant): Promise<{ granted: boolean; balanceMicro: number }>;
+    /** Which of these idempotency keys have already moved this account. */
+    used(payer: Payer, keys: string[]): Promise<Set<string>>;
+    /** Accounts whose balance differs from the sum of their ledger entries (none, when sound). */
+    check(): Promise<{ accountId: number; balanceMicro: number; ledgerMicro: number }[]>;
+  };
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { openDatabase } from './database.js';
 import { createLedger } from './ledger.js';
 import { createHolds } from './holds.js';
 import { createRateCounters } from './rate-counters.js';
+import { createCreditsRepository } from './credits.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
@@ -38,6 +39,7 @@ export function createSqliteStore(file: string): Store {
     metering,
     usage: createUsageRepository(db),
     rateCounters: createRateCounters(),
+    credits: createCreditsRepository(db, ledger),
     responses: createResponsesRepository(db),
     text: createTextRepository(db),
     signingKeys: createSigningKeysRepository(db),
