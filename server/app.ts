@@ -56,6 +56,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       identityIssuer: settings.identityIssuer,
       rateLimits: { requestsPerMinute: settings.rateLimitRequestsPerMinute, tokensPerMinute: settings.rateLimitTokensPerMinute },
       maxBodyBytes: settings.maxBodyBytes,
+      ...(settings.paymentWebhookSecret ? { webhookSecret: settings.paymentWebhookSecret } : {}),
       ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
     });
     await services.signingKeys.ready();

@@ -17,5 +17,7 @@ export const ServerSettings = z.strictObject({
   /** Per key and per user, unless an app sets its own (rate_limit_rpm, rate_limit_tpm). */
   rateLimitRequestsPerMinute: z.number().int().positive().default(600),
   rateLimitTokensPerMinute: z.number().int().positive().default(1_000_000),
+  /** Signs and verifies payment-processor events (a fresh random one per start when not set). */
+  paymentWebhookSecret: z.string().min(16).optional(),
 });
 export type ServerSettings = z.input<typeof ServerSettings>;

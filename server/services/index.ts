@@ -18,6 +18,8 @@ import { createPublicConfigService } from './public-config.js';
 import { createTasksService } from './tasks.js';
 import { createUsersService } from './users.js';
 import { createCreditsService } from './credits.js';
+import { createPaymentsService } from './payments.js';
+import { randomBytes } from 'node:crypto';
 
 export interface ServiceDeps {
   store: Store;
@@ -31,6 +33,8 @@ export interface ServiceDeps {
   maxBodyBytes?: number;
   /** The agents file (`SVC_AGENTS`), added to the shipped catalog. */
   agentsFile?: string;
+  /** Signs and verifies payment events (a fresh one per process when not given). */
+  webhookSecret?: string;
 }
 
 /** Every service, wired once per server. */
@@ -60,6 +64,7 @@ export function createServices(deps: ServiceDeps) {
     publicConfig: createPublicConfigService(deps),
     tasks: createTasksService(),
     credits: createCreditsService(deps),
+    payments: createPaymentsService({ ...deps, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') }),
   };
 }
 

@@ -198,6 +198,25 @@ export interface RateCounter {
   get(key: string, windowStart: number): Promise<number>;
 }
 
+export interface CheckoutSessionRecord {
+  id: string;
+  kind: 'credit_pack' | 'app_funding' | 'subscription';
+  developerId: string;
+  appUuid: string;
+  /** The user who pays (and is credited); null when the app is. */
+  address: string | null;
+  creditsMicro: number;
+  amountUsdCents: number;
+  description: string;
+  status: 'open' | 'complete' | 'expired';
+  successUrl: string | null;
+  cancelUrl: string | null;
+  referral: string | null;
+  createdAt: string;
+  paidAt: string | null;
+  expiresAt: string;
+}
+
 export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
@@ -307,6 +326,20 @@ export interface Store {
     used(payer: Payer, keys: string[]): Promise<Set<string>>;
     /** Accounts whose balance differs from the sum of their ledger entries (none, when sound). */
     check(): Promise<{ accountId: number; balanceMicro: number; ledgerMicro: number }[]>;
+  };
+  readonly checkout: {
+    create(session: CheckoutSessionRecord): Promise<void>;
+    get(id: string): Promise<CheckoutSessionRecord | null>;
+    /**
+     * Marks an open session paid and credits its account, in one transaction; 'already' when it
+     * was paid before (nothing moves), 'not_open' when it expired.
+     */
+    complete(id: string, at: string): Promise<'completed' | 'already' | 'not_open' | 'unknown'>;
+    expire(id: string): Promise<boolean>;
+    listForDeveloper(developerId: string, page: Page): Promise<PageOf<CheckoutSessionRecord>>;
+    eventSeen(id: string): Promise<boolean>;
+    /** Records a processor event; false when it was seen before. */
+    recordEvent(id: string, type: string, at: string): Promise<boolean>;
   };
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { createLedger } from './ledger.js';
 import { createHolds } from './holds.js';
 import { createRateCounters } from './rate-counters.js';
 import { createCreditsRepository } from './credits.js';
+import { createCheckoutRepository } from './checkout.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
@@ -40,6 +41,7 @@ export function createSqliteStore(file: string): Store {
     usage: createUsageRepository(db),
     rateCounters: createRateCounters(),
     credits: createCreditsRepository(db, ledger),
+    checkout: createCheckoutRepository(db, ledger),
     responses: createResponsesRepository(db),
     text: createTextRepository(db),
     signingKeys: createSigningKeysRepository(db),

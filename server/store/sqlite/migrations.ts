@@ -170,4 +170,35 @@ export const migrations: Migration[] = [
       ALTER TABLE apps ADD COLUMN rate_limit_tpm INTEGER CHECK (rate_limit_tpm IS NULL OR rate_limit_tpm > 0);
     `,
   },
+  {
+    version: 8,
+    name: 'checkout sessions and received webhook events',
+    sql: `
+      -- A payment the processor collects; paying it credits its account exactly once.
+      CREATE TABLE checkout_sessions (
+        id               TEXT PRIMARY KEY,
+        kind             TEXT NOT NULL CHECK (kind IN ('credit_pack', 'app_funding', 'subscription')),
+        developer_id     TEXT NOT NULL,
+        app_uuid         TEXT NOT NULL,
+        address          TEXT,
+        credits_micro    INTEGER NOT NULL CHECK (credits_micro > 0),
+        amount_usd_cents INTEGER NOT NULL CHECK (amount_usd_cents > 0),
+        description      TEXT NOT NULL,
+        status           TEXT NOT NULL CHECK (status IN ('open', 'complete', 'expired')),
+        success_url      TEXT,
+        cancel_url       TEXT,
+        referral         TEXT,
+        created_at       TEXT NOT NULL,
+        paid_at          TEXT,
+        expires_at       TEXT NOT NULL
+      );
+      CREATE INDEX checkout_sessions_developer ON checkout_sessions (developer_id, created_at);
+      -- Each processor event is applied once, whatever its order or repetition.
+      CREATE TABLE webhook_events (
+        id           TEXT PRIMARY KEY,
+        type         TEXT NOT NULL,
+        received_at  TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,0 +1,102 @@
+import type { Db } from './database.js';
+import type { Ledger } from './ledger.js';
+import type { CheckoutSessionRecord, Store } from '../types.js';
+
+interface Row {
+  id: string;
+  kind: CheckoutSessionRecord['kind'];
+  developer_id: string;
+  app_uuid: string;
+  address: string | null;
+  credits_micro: number;
+  amount_usd_cents: number;
+  description: string;
+  status: CheckoutSessionRecord['status'];
+  success_url: string | null;
+  cancel_url: string | null;
+  referral: string | null;
+  created_at: string;
+  paid_at: string | null;
+  expires_at: string;
+}
+
+const toSession = (row: Row): CheckoutSessionRecord => ({
+  id: row.id,
+  kind: row.kind,
+  developerId: row.developer_id,
+  appUuid: row.app_uuid,
+  address: row.address,
+  creditsMicro: row.credits_micro,
+  amountUsdCents: row.amount_usd_cents,
+  description: row.description,
+  status: row.status,
+  successUrl: row.success_url,
+  cancelUrl: row.cancel_url,
+  referral: row.referral,
+  createdAt: row.created_at,
+  paidAt: row.paid_at,
+  expiresAt: row.expires_at,
+});
+
+export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkout'] {
+  const insert = db.prepare(
+    `INSERT INTO checkout_sessions (id, kind, developer_id, app_uuid, address, credits_micro, amount_usd_cents, description,
+       status, success_url, cancel_url, referral, created_at, paid_at, expires_at)
+     VALUES (@id, @kind, @developerId, @appUuid, @address, @creditsMicro, @amountUsdCents, @description,
+       @status, @successUrl, @cancelUrl, @referral, @createdAt, @paidAt, @expiresAt)`,
+  );
+  const select = db.prepare<[string], Row>('SELECT * FROM checkout_sessions WHERE id = ?');
+  const markPaid = db.prepare("UPDATE checkout_sessions SET status = 'complete', paid_at = ? WHERE id = ? AND status = 'open'");
+  const markExpired = db.prepare("UPDATE checkout_sessions SET status = 'expired' WHERE id = ? AND status = 'open'");
+  const page = db.prepare<[string, number, number], Row>(
+    'SELECT * FROM checkout_sessions WHERE developer_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  );
+  const count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM checkout_sessions WHERE developer_id = ?');
+  const appAccount = db.prepare<[string], { account_id: number }>('SELECT account_id FROM apps WHERE app_uuid = ?');
+  const userAccount = db.prepare<[string, string], { account_id: number }>(
+    'SELECT account_id FROM app_users WHERE app_uuid = ? AND address = ?',
+  );
+  const selectEvent = db.prepare<[string], { id: string }>('SELECT id FROM webhook_events WHERE id = ?');
+  const insertEvent = db.prepare('INSERT OR IGNORE INTO webhook_events (id, type, received_at) VALUES (?, ?, ?)');
+
+  return {
+    async create(session) {
+      insert.run(session);
+    },
+    async get(id) {
+      const row = select.get(id);
+      return row ? toSession(row) : null;
+    },
+    async complete(id, at) {
+      return db.transaction(() => {
+        const row = select.get(id);
+        if (!row) return 'unknown' as const;
+        if (row.status === 'complete') return 'already' as const;
+        if (markPaid.run(at, id).changes !== 1) return 'not_open' as const;
+        const account = row.address === null ? appAccount.get(row.app_uuid) : userAccount.get(row.app_uuid, row.address);
+        if (!account) throw new Error(`no account for checkout session ${id}`);
+        // The session id is the grant's idempotency key: a session credits once, ever.
+        ledger.post(account.account_id, {
+          amountMicro: row.credits_micro,
+          kind: row.kind,
+          idempotencyKey: `checkout:${id}`,
+          reference: id,
+          at,
+        });
+        return 'completed' as const;
+      })();
+    },
+    async expire(id) {
+      return markExpired.run(id).changes === 1;
+    },
+    async listForDeveloper(developerId, { limit, offset }) {
+      return { items: page.all(developerId, limit, offset).map(toSession), total: count.get(developerId)?.n ?? 0 };
+    },
+    async eventSeen(id) {
+      return selectEvent.get(id) !== undefined;
+    },
+    async recordEvent(id, type, at) {
+      return insertEvent.run(id, type, at).changes === 1;
+    },
+  };
+}
