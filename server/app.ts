@@ -39,6 +39,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The points program from the environment; a rate that is not a positive number refuses to start. */
+function pointsProgram(url: string, rate = '1') {
+  const creditsPerPoint = Number(rate);
+  if (!Number.isFinite(creditsPerPoint) || creditsPerPoint <= 0) {
+    throw new Error(`SVC_POINTS_CREDITS_PER_POINT must be a positive number (got ${JSON.stringify(rate)}).`);
+  }
+  return { url, creditsPerPoint };
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { providers, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
@@ -58,6 +67,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       maxBodyBytes: settings.maxBodyBytes,
       ...(settings.paymentWebhookSecret ? { webhookSecret: settings.paymentWebhookSecret } : {}),
       ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
+      ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
     });
     await services.signingKeys.ready();
   } catch (error) {

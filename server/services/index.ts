@@ -19,6 +19,7 @@ import { createTasksService } from './tasks.js';
 import { createUsersService } from './users.js';
 import { createCreditsService } from './credits.js';
 import { createPaymentsService } from './payments.js';
+import { createPointsService, type PointsProgram } from './points.js';
 import { randomBytes } from 'node:crypto';
 
 export interface ServiceDeps {
@@ -35,6 +36,8 @@ export interface ServiceDeps {
   agentsFile?: string;
   /** Signs and verifies payment events (a fresh one per process when not given). */
   webhookSecret?: string;
+  /** The external points program (`SVC_POINTS_URL`), if any. */
+  points?: PointsProgram | null;
 }
 
 /** Every service, wired once per server. */
@@ -64,6 +67,7 @@ export function createServices(deps: ServiceDeps) {
     publicConfig: createPublicConfigService(deps),
     tasks: createTasksService(),
     credits: createCreditsService(deps),
+    points: createPointsService({ ...deps, points: deps.points ?? null }),
     payments: createPaymentsService({ ...deps, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') }),
   };
 }

@@ -324,6 +324,8 @@ export interface Store {
     grant(payer: Payer, grant: Grant): Promise<{ granted: boolean; balanceMicro: number }>;
     /** Which of these idempotency keys have already moved this account. */
     used(payer: Payer, keys: string[]): Promise<Set<string>>;
+    /** The largest numeric `reference` of this kind of entry on the account (0 when none). */
+    highestReference(payer: Payer, kind: string): Promise<number>;
     /** Accounts whose balance differs from the sum of their ledger entries (none, when sound). */
     check(): Promise<{ accountId: number; balanceMicro: number; ledgerMicro: number }[]>;
   };

@@ -11,6 +11,9 @@ export function createCreditsRepository(db: Db, ledger: Ledger): Store['credits'
   const keyUsed = db.prepare<[string, number], { found: number }>(
     'SELECT 1 AS found FROM ledger_entries WHERE idempotency_key = ? AND account_id = ?',
   );
+  const highest = db.prepare<[number, string], { top: number | null }>(
+    'SELECT MAX(CAST(reference AS INTEGER)) AS top FROM ledger_entries WHERE account_id = ? AND kind = ?',
+  );
   // Every account whose balance is not the sum of its entries.
   const mismatches = db.prepare<[], { accountId: number; balanceMicro: number; ledgerMicro: number }>(
     `SELECT a.id AS accountId, a.balance_micro AS balanceMicro, COALESCE(SUM(e.amount_micro), 0) AS ledgerMicro
@@ -35,6 +38,9 @@ export function createCreditsRepository(db: Db, ledger: Ledger): Store['credits'
     async used(payer, keys) {
       const id = accountOf(payer);
       return new Set(keys.filter((key) => keyUsed.get(key, id) !== undefined));
+    },
+    async highestReference(payer, kind) {
+      return highest.get(accountOf(payer), kind)?.top ?? 0;
     },
     async check() {
       return mismatches.all();
