@@ -2,7 +2,10 @@ import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { startBundledServer } from '../bundled-server.js';
+import { loadServer } from '../lazy.js';
 
 export class ServeCommand extends SvcCommand {
   static override paths = [['serve']];
@@ -26,6 +29,9 @@ export class ServeCommand extends SvcCommand {
   providers = Option.String('--providers', {
     description: 'Providers file (JSON: upstream providers, base URLs, key variables, prices); default SVC_PROVIDERS',
   });
+  check = Option.Boolean('--check', false, {
+    description: 'Check the ledger instead of serving: every balance must equal the sum of its entries (exit 1 when not)',
+  });
   startingCredits = Option.String('--starting-credits', '100', {
     description: 'Credits granted to the default app of a new database',
     validator: t.cascade(t.isNumber(), [t.isAtLeast(0)]),
@@ -45,6 +51,7 @@ export class ServeCommand extends SvcCommand {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    if (this.check) return this.checkLedger(config.home);
     let started;
     try {
       started = await startBundledServer(config, {
@@ -78,5 +85,24 @@ export class ServeCommand extends SvcCommand {
     stderr.write('svc: shutting down (finishing requests in flight)…\n');
     await server.close();
     return ExitCode.ok;
+  }
+
+  private async checkLedger(home: string): Promise<number> {
+    const { stdout, stderr } = this.context;
+    const { checkLedger } = await loadServer();
+    const dbPath = this.db ?? join(home, 'server.db');
+    if (!existsSync(dbPath)) {
+      stderr.write(`svc: no database at ${dbPath}\n`);
+      return ExitCode.usage;
+    }
+    const problems = await checkLedger(dbPath);
+    if (problems.length === 0) {
+      stdout.write(`The ledger of ${dbPath} is consistent: every balance equals the sum of its entries.\n`);
+      return ExitCode.ok;
+    }
+    for (const p of problems) {
+      stdout.write(`account ${p.accountId}: balance ${p.balanceMicro} µcredits, ledger ${p.ledgerMicro} µcredits (off by ${p.balanceMicro - p.ledgerMicro})\n`);
+    }
+    return ExitCode.apiError;
   }
 }
