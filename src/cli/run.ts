@@ -7,14 +7,26 @@ import { loadManifest } from './manifest.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat] = await Promise.all([
+  const [login, status, logout, serve, chat, dashboard, docs, starter] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
     import('./commands/serve.js'),
     import('./commands/chat.js'),
+    import('./commands/dashboard.js'),
+    import('./commands/docs.js'),
+    import('./commands/new.js'),
   ]);
-  return [login.AuthLoginCommand, status.AuthStatusCommand, logout.AuthLogoutCommand, serve.ServeCommand, chat.ChatCommand];
+  return [
+    login.AuthLoginCommand,
+    status.AuthStatusCommand,
+    logout.AuthLogoutCommand,
+    serve.ServeCommand,
+    chat.ChatCommand,
+    dashboard.DashboardCommand,
+    docs.DocsCommand,
+    starter.NewCommand,
+  ];
 }
 
 /**
