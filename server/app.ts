@@ -68,6 +68,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(settings.paymentWebhookSecret ? { webhookSecret: settings.paymentWebhookSecret } : {}),
       ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
       ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
+      env,
+      log,
     });
     await services.signingKeys.ready();
   } catch (error) {
@@ -116,6 +118,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     { store, clock, apps: services.apps, apiKeys: services.apiKeys },
     settings.startingGrantCredits,
   );
+  // Periods that ended while the server was down end now; later ones at their time.
+  void services.billingClock.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -136,6 +140,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         grace.unref();
         await stopped;
         clearTimeout(grace);
+        await services.billingClock.stop();
         await services.responses.shutdown();
         await Promise.all(upstreams.map((provider) => provider.adapter.close?.()));
         await store.close();

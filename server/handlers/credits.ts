@@ -12,9 +12,4 @@ export const creditsHandlers: HandlerTable = {
     return services.payments.fund(principal.developerId, app.appUuid, body, request.origin);
   },
   'developer.billing': async ({ principal, query, services }) => services.payments.billing(principal.developerId, query),
-
-  'subscriptions.webhook': async ({ services, request }) => {
-    const signature = request.headers['stripe-signature'];
-    return services.payments.receive(request.rawBody, typeof signature === 'string' ? signature : undefined);
-  },
 };

@@ -9,6 +9,7 @@ import { systemHandlers } from './system.js';
 import { textHandlers } from './text.js';
 import { usageHandlers } from './usage.js';
 import { creditsHandlers } from './credits.js';
+import { subscriptionsHandlers } from './subscriptions.js';
 import type { HandlerTable } from './types.js';
 
 /** Every implemented operation. One file per group; an operation missing here answers 501. */
@@ -17,6 +18,7 @@ export const handlers: HandlerTable = {
   ...inferenceHandlers,
   ...usageHandlers,
   ...creditsHandlers,
+  ...subscriptionsHandlers,
   ...developerAppsHandlers,
   ...developerKeysHandlers,
   ...developerIdpHandlers,

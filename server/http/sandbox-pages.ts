@@ -3,7 +3,8 @@ import { ApiError } from '../errors.js';
 import type { Services } from '../services/index.js';
 import { sendError } from './respond.js';
 
-const PAGE = /^\/sandbox\/checkout\/(cs_[0-9a-f]{32})(?:\/(pay|cancel))?$/;
+const CHECKOUT = /^\/sandbox\/checkout\/(cs_[0-9a-f]{32})(?:\/(pay|cancel))?$/;
+const PORTAL = /^\/sandbox\/portal\/(bps_[0-9a-f]{32})(?:\/(cancel|renew))?$/;
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -20,17 +21,55 @@ function redirect(res: ServerResponse, to: string): void {
   res.end();
 }
 
+const button = (action: string, label: string) =>
+  `<form method="post" action="${action}" style="display:inline"><button>${label}</button></form>`;
+
+function notAllowed(method: string, action: string | undefined): ApiError {
+  return new ApiError(405, 'method_not_allowed', `${method} is not allowed here.`, 'method_not_allowed', null, { allow: action ? 'POST' : 'GET' });
+}
+
+/**
+ * The customer portal: the subscription with Cancel (at the period end) or Renew. Renewing after
+ * the end goes through a new checkout, as it does through the API.
+ */
+async function portal(req: IncomingMessage, res: ServerResponse, services: Services, id: string, action: string | undefined) {
+  const method = req.method ?? 'GET';
+  if (!action && method === 'GET') {
+    const { status } = await services.subscriptions.portalSession(id);
+    const plan = `${status.tier} (${status.interval})`;
+    const state =
+      status.status !== 'active'
+        ? `<p>Your ${escape(plan)} subscription ended on ${escape(status.current_period_end ?? '')}.</p>${button(`${id}/renew`, 'Subscribe again')}`
+        : status.cancel_at_period_end
+          ? `<p>Your ${escape(plan)} subscription ends on ${escape(status.current_period_end ?? '')}.</p>${button(`${id}/renew`, 'Renew')}`
+          : `<p>Your ${escape(plan)} subscription renews on ${escape(status.current_period_end ?? '')}.</p>${button(`${id}/cancel`, 'Cancel at the period end')}`;
+    page(res, 200, 'Sandbox customer portal', state);
+  } else if (action && method === 'POST') {
+    const origin = `http://${req.headers.host ?? 'localhost'}`;
+    const result = await services.subscriptions.portalAction(id, action as 'cancel' | 'renew', origin);
+    if (result.checkout_session) redirect(res, result.checkout_session.url);
+    else if (result.returnUrl) redirect(res, result.returnUrl);
+    else page(res, 200, action === 'cancel' ? 'Canceled' : 'Renewed', `<p>Your ${escape(`${result.tier} (${result.interval})`)} subscription is updated.</p>`);
+  } else {
+    throw notAllowed(method, action);
+  }
+}
+
 /**
  * The sandbox payment processor's pages: the checkout page (GET) with Pay and Cancel, and the two
- * actions (POST …/pay, POST …/cancel), which end at the session's success or cancel URL. The
- * session id is the capability, as a processor's checkout link is. Returns false for other paths.
+ * actions (POST …/pay, POST …/cancel), which end at the session's success or cancel URL; and the
+ * customer portal. The id in the path is the capability, as a processor's link is. Returns false
+ * for other paths.
  */
 export async function handleSandboxPage(req: IncomingMessage, res: ServerResponse, services: Services): Promise<boolean> {
-  const match = PAGE.exec(new URL(req.url ?? '/', 'http://placeholder').pathname);
-  if (!match) return false;
-  const [, id = '', action] = match;
+  const path = new URL(req.url ?? '/', 'http://placeholder').pathname;
+  const portalMatch = PORTAL.exec(path);
+  const match = CHECKOUT.exec(path);
+  if (!match && !portalMatch) return false;
   const method = req.method ?? 'GET';
   try {
+    if (portalMatch) return await portal(req, res, services, portalMatch[1] ?? '', portalMatch[2]).then(() => true);
+    const [, id = '', action] = match as RegExpExecArray;
     if (!action && method === 'GET') {
       const session = await services.payments.session(id);
       const open = session.status === 'open';
@@ -40,8 +79,7 @@ export async function handleSandboxPage(req: IncomingMessage, res: ServerRespons
         'Sandbox checkout',
         `<p>${escape(session.description)}</p><p><strong>$${(session.amountUsdCents / 100).toFixed(2)}</strong> — no real money moves.</p>` +
           (open
-            ? `<form method="post" action="${id}/pay" style="display:inline"><button>Pay</button></form>` +
-              `<form method="post" action="${id}/cancel" style="display:inline"><button>Cancel</button></form>`
+            ? button(`${id}/pay`, 'Pay') + button(`${id}/cancel`, 'Cancel')
             : `<p>This session is ${session.status === 'complete' ? 'paid' : 'closed'}.</p>`),
       );
     } else if (action && method === 'POST') {
@@ -50,7 +88,7 @@ export async function handleSandboxPage(req: IncomingMessage, res: ServerRespons
       if (to) redirect(res, to);
       else page(res, 200, action === 'pay' ? 'Paid' : 'Cancelled', `<p>${escape(session.description)}</p>`);
     } else {
-      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed here.`, 'method_not_allowed', null, { allow: action ? 'POST' : 'GET' });
+      throw notAllowed(method, action);
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

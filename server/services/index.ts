@@ -21,6 +21,12 @@ import { createCreditsService } from './credits.js';
 import { createPaymentsService } from './payments.js';
 import { createPointsService, type PointsProgram } from './points.js';
 import { randomBytes } from 'node:crypto';
+import { createSandboxProcessor } from '../payments/sandbox.js';
+import type { PaymentProcessor } from '../payments/processor.js';
+import { createPlanCatalog } from './subscriptions/plans.js';
+import { createSubscriptionsService } from './subscriptions/service.js';
+import { createBillingClock } from './subscriptions/billing-clock.js';
+import { createWebhookReceiver } from './webhook.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -38,6 +44,26 @@ export interface ServiceDeps {
   webhookSecret?: string;
   /** The external points program (`SVC_POINTS_URL`), if any. */
   points?: PointsProgram | null;
+  /** A real payment processor (Stripe); the built-in sandbox otherwise. */
+  processor?: (plans: ReturnType<typeof createPlanCatalog>) => PaymentProcessor;
+  /** Plan price ids (`STRIPE_PRICE_<TIER>_<INTERVAL>`). */
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+/** The payment side: processor, checkout sessions, subscriptions, their clock and the webhook receiver. */
+function createMoney(deps: ServiceDeps) {
+  const plans = createPlanCatalog(deps.env);
+  const sandbox = deps.processor
+    ? null
+    : createSandboxProcessor({ ...deps, plans, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') });
+  const processor = deps.processor?.(plans) ?? (sandbox as PaymentProcessor);
+  const payments = createPaymentsService({ ...deps, processor, sandbox });
+  const billingClock = createBillingClock({ ...deps, plans, processor, log: deps.log ?? (() => {}) });
+  const subscriptions = createSubscriptionsService({ ...deps, plans, processor, payments, onPeriodsChanged: billingClock.replan });
+  const webhook = createWebhookReceiver({ ...deps, processor, subscriptions });
+  sandbox?.connect(webhook);
+  return { payments, subscriptions, billingClock, webhook, processor };
 }
 
 /** Every service, wired once per server. */
@@ -68,7 +94,7 @@ export function createServices(deps: ServiceDeps) {
     tasks: createTasksService(),
     credits: createCreditsService(deps),
     points: createPointsService({ ...deps, points: deps.points ?? null }),
-    payments: createPaymentsService({ ...deps, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') }),
+    ...createMoney(deps),
   };
 }
 

@@ -1,87 +1,84 @@
-import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { BillingRecord } from '../../src/contract/schemas/account.js';
 import type { CheckoutSession } from '../../src/contract/schemas/common.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
-import { signEvent, verifyEvent } from '../payments/signature.js';
+import type { PaymentProcessor } from '../payments/processor.js';
+import type { SandboxProcessor } from '../payments/sandbox.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
-import type { CheckoutSessionRecord, Page, Store } from '../store/types.js';
+import type { BillingLine, CheckoutSessionRecord, Page, Store } from '../store/types.js';
 import { CREDIT_PACKS } from './credits.js';
 
 /** The smallest purchase that is not a pack, in credits ($1). */
 export const MINIMUM_PURCHASE_CREDITS = 100;
 const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-interface CheckoutInput {
-  credits: number;
+export interface RedirectInput {
   success_url?: string | undefined;
   cancel_url?: string | undefined;
   referral?: string | undefined;
 }
 
-/** A webhook event as the processor sends it (Stripe's shape). */
-interface ProcessorEvent {
-  id: string;
-  type: string;
-  data: { object: { id?: unknown; object?: unknown } };
+interface CheckoutInput extends RedirectInput {
+  credits: number;
 }
 
-function parseEvent(raw: Buffer): ProcessorEvent {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw invalidRequest('The event is not JSON.', null, 'invalid_json');
-  }
-  const event = json as Partial<ProcessorEvent>;
-  if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.data?.object !== 'object') {
-    throw invalidRequest('The event needs an id, a type and data.object.', null, 'invalid_event');
-  }
-  return event as ProcessorEvent;
-}
+/** What a session is for, before the processor opens it. */
+type NewSession = Pick<CheckoutSessionRecord, 'kind' | 'developerId' | 'appUuid' | 'address' | 'creditsMicro' | 'amountUsdCents' | 'description'> & {
+  priceId?: string;
+};
 
 /**
- * Payments through the built-in sandbox processor: checkout sessions for credit packs and app
- * funding, a checkout page served by this server, and the webhook receiver. Paying in the sandbox
- * signs an event and hands it to the very receiver a real processor's callbacks reach, so the
- * credits are granted by one code path only — when the processor reports the session paid.
+ * Checkout sessions — credit packs, app funding and subscriptions — opened with the payment
+ * processor and kept here, so the webhook receiver knows what a paid session grants and the
+ * billing history can list them. Credits are granted only when the processor reports a session
+ * paid (server/services/webhook.ts).
  */
-export function createPaymentsService(deps: { store: Store; clock: Clock; webhookSecret: string }) {
-  const { store, clock } = deps;
-  const now = () => clock.now();
+export function createPaymentsService(deps: { store: Store; clock: Clock; processor: PaymentProcessor; sandbox: SandboxProcessor | null }) {
+  const { store, clock, processor } = deps;
 
-  async function open(
-    session: Omit<CheckoutSessionRecord, 'id' | 'status' | 'createdAt' | 'paidAt' | 'expiresAt' | 'successUrl' | 'cancelUrl' | 'referral'>,
-    input: CheckoutInput,
-    origin: string,
-  ): Promise<z.input<typeof CheckoutSession>> {
-    const at = now();
+  async function open(session: NewSession, input: RedirectInput, origin: string): Promise<z.input<typeof CheckoutSession>> {
+    const at = clock.now();
+    const expiresAt = new Date(at.getTime() + SESSION_LIFETIME_MS);
+    const opened = await processor.createCheckout({
+      mode: session.kind === 'subscription' ? 'subscription' : 'payment',
+      description: session.description,
+      amountUsdCents: session.amountUsdCents,
+      priceId: session.priceId ?? null,
+      successUrl: input.success_url ?? null,
+      cancelUrl: input.cancel_url ?? null,
+      metadata: {
+        svc_kind: session.kind,
+        svc_developer_id: session.developerId,
+        svc_app_uuid: session.appUuid,
+        svc_address: session.address ?? '',
+        ...(input.referral ? { svc_referral: input.referral } : {}),
+      },
+      origin,
+      expiresAt,
+    });
     const record: CheckoutSessionRecord = {
       ...session,
-      id: `cs_${randomBytes(16).toString('hex')}`,
+      priceId: session.priceId ?? null,
+      id: opened.id,
       status: 'open',
       successUrl: input.success_url ?? null,
       cancelUrl: input.cancel_url ?? null,
       referral: input.referral ?? null,
       createdAt: at.toISOString(),
       paidAt: null,
-      expiresAt: new Date(at.getTime() + SESSION_LIFETIME_MS).toISOString(),
+      expiresAt: expiresAt.toISOString(),
     };
     await store.checkout.create(record);
-    return presentSession(record, origin);
-  }
-
-  function presentSession(session: CheckoutSessionRecord, origin: string): z.input<typeof CheckoutSession> {
     return {
-      id: session.id,
+      id: record.id,
       object: 'checkout.session',
-      url: `${origin}/sandbox/checkout/${session.id}`,
-      status: session.status,
-      credits: microToCredits(session.creditsMicro),
-      amount_usd: session.amountUsdCents / 100,
-      expires_at: session.expiresAt,
+      url: opened.url,
+      status: record.status,
+      credits: microToCredits(record.creditsMicro),
+      amount_usd: record.amountUsdCents / 100,
+      expires_at: record.expiresAt,
     };
   }
 
@@ -98,21 +95,22 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; webhoo
     return credits;
   }
 
-  async function receive(raw: Buffer, signature: string | undefined) {
-    verifyEvent(raw, signature, deps.webhookSecret, Math.floor(now().getTime() / 1000));
-    const event = parseEvent(raw);
-    const at = now().toISOString();
-    // An event seen before changes nothing. It is recorded only after it was applied: applying
-    // is idempotent, so a crash in between just means it is applied again, harmlessly, on retry.
-    if (await store.checkout.eventSeen(event.id)) return { received: true as const };
-    if (event.type === 'checkout.session.completed' && typeof event.data.object.id === 'string') {
-      await store.checkout.complete(event.data.object.id, at);
-    }
-    await store.checkout.recordEvent(event.id, event.type, at);
-    return { received: true as const };
+  async function session(id: string) {
+    const found = await store.checkout.get(id);
+    if (!found) throw notFound(`No checkout session ${id}.`, 'checkout_session_not_found');
+    return found;
+  }
+
+  /** The sandbox's pages exist only while the sandbox is the processor. */
+  function sandbox(): SandboxProcessor {
+    if (!deps.sandbox) throw notFound('The sandbox processor is not in use on this server.', 'sandbox_disabled');
+    return deps.sandbox;
   }
 
   return {
+    open,
+    session,
+
     purchase(principal: Principal, input: CheckoutInput, origin: string) {
       return open(
         {
@@ -145,53 +143,40 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; webhoo
       );
     },
 
-    /** The webhook receiver: verified, deduplicated by event id, tolerant of order. */
-    receive,
-
-    async session(id: string) {
-      const session = await store.checkout.get(id);
-      if (!session) throw notFound(`No checkout session ${id}.`, 'checkout_session_not_found');
-      return session;
-    },
-
-    /** Sandbox: the buyer pays. The processor (us) reports it through the webhook receiver. */
+    /** Sandbox: the buyer pays; the processor reports it through the webhook receiver. */
     async pay(id: string) {
-      const session = await this.session(id);
-      if (session.status === 'complete') throw conflict('This checkout session is already paid.', 'already_paid');
-      if (session.status !== 'open' || session.expiresAt <= now().toISOString()) {
+      const processorOf = sandbox();
+      const found = await session(id);
+      if (found.status === 'complete') throw conflict('This checkout session is already paid.', 'already_paid');
+      if (found.status !== 'open' || found.expiresAt <= clock.now().toISOString()) {
         throw conflict('This checkout session has expired or was cancelled.', 'checkout_session_expired');
       }
-      const payload = JSON.stringify({
-        id: `evt_${randomBytes(12).toString('hex')}`,
-        type: 'checkout.session.completed',
-        data: { object: { id, object: 'checkout.session', payment_status: 'paid' } },
-      });
-      const signature = signEvent(payload, deps.webhookSecret, Math.floor(now().getTime() / 1000));
-      await receive(Buffer.from(payload), signature);
-      return session;
+      await processorOf.paySession(found);
+      return found;
     },
 
     /** Sandbox: the buyer gives up; the session can no longer be paid. */
     async cancel(id: string) {
-      const session = await this.session(id);
-      if (!(await store.checkout.expire(id)) && session.status === 'complete') {
+      sandbox();
+      const found = await session(id);
+      if (!(await store.checkout.expire(id)) && found.status === 'complete') {
         throw conflict('This checkout session is already paid.', 'already_paid');
       }
-      return session;
+      return found;
     },
 
     async billing(developerId: string, page: Page) {
       const result = await store.checkout.listForDeveloper(developerId, page);
       const status = { open: 'pending', complete: 'paid', expired: 'canceled' } as const;
-      const present = (session: CheckoutSessionRecord): z.input<typeof BillingRecord> => ({
-        id: session.id,
-        kind: session.kind,
-        description: session.description,
-        amount_usd: session.amountUsdCents / 100,
-        credits: microToCredits(session.creditsMicro),
-        status: status[session.status],
-        created_at: session.createdAt,
-        paid_at: session.paidAt,
+      const present = (line: BillingLine): z.input<typeof BillingRecord> => ({
+        id: line.id,
+        kind: line.kind,
+        description: line.description,
+        amount_usd: line.amountUsdCents / 100,
+        credits: microToCredits(line.creditsMicro),
+        status: status[line.status],
+        created_at: line.createdAt,
+        paid_at: line.paidAt,
       });
       return { data: result.items.map(present), limit: page.limit, offset: page.offset, total: result.total };
     },

@@ -215,6 +215,54 @@ export interface CheckoutSessionRecord {
   createdAt: string;
   paidAt: string | null;
   expiresAt: string;
+  /** The plan a subscription checkout sells; null for credits. */
+  priceId?: string | null;
+}
+
+export type Tier = 'starter' | 'pro';
+export type BillingInterval = 'month' | 'year';
+
+/** A processor subscription as this server knows it. `address` is '' when the app subscribes. */
+export interface SubscriptionRecord {
+  id: string;
+  developerId: string;
+  appUuid: string;
+  address: string;
+  customerId: string | null;
+  tier: Tier;
+  interval: BillingInterval;
+  status: 'active' | 'canceled';
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  cancelAtPeriodEnd: boolean;
+  scheduledDowngrade: { tier: Tier; interval: BillingInterval } | null;
+  /** Seconds: the time of the newest processor state applied. */
+  stateVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A subscription's charge after its checkout (a renewal or an upgrade). */
+export interface SubscriptionInvoiceRecord {
+  id: string;
+  subscriptionId: string;
+  developerId: string;
+  amountUsdCents: number;
+  creditsMicro: number;
+  description: string;
+  paidAt: string;
+}
+
+/** A line of the billing history: a checkout session or a subscription invoice. */
+export interface BillingLine {
+  id: string;
+  kind: CheckoutSessionRecord['kind'];
+  description: string;
+  amountUsdCents: number;
+  creditsMicro: number;
+  status: CheckoutSessionRecord['status'];
+  createdAt: string;
+  paidAt: string | null;
 }
 
 export interface Store {
@@ -338,10 +386,33 @@ export interface Store {
      */
     complete(id: string, at: string): Promise<'completed' | 'already' | 'not_open' | 'unknown'>;
     expire(id: string): Promise<boolean>;
-    listForDeveloper(developerId: string, page: Page): Promise<PageOf<CheckoutSessionRecord>>;
+    /** The developer's checkout sessions and subscription invoices, newest first. */
+    listForDeveloper(developerId: string, page: Page): Promise<PageOf<BillingLine>>;
     eventSeen(id: string): Promise<boolean>;
     /** Records a processor event; false when it was seen before. */
     recordEvent(id: string, type: string, at: string): Promise<boolean>;
+  };
+  readonly subscriptions: {
+    get(id: string): Promise<SubscriptionRecord | null>;
+    /** The subject's active subscription, else its latest one, else null. */
+    current(appUuid: string, address: string): Promise<SubscriptionRecord | null>;
+    /**
+     * Applies a processor state: creates the subscription, or updates it when `record.stateVersion`
+     * is not older than what was applied. A canceled subscription stays canceled. Returns the
+     * stored record and whether this state was applied; 'conflict' when the subject already has
+     * another active subscription.
+     */
+    apply(record: SubscriptionRecord): Promise<{ record: SubscriptionRecord; applied: boolean } | 'conflict'>;
+    /** Sets or clears the downgrade planned for the period end (our own, not a processor state). */
+    scheduleDowngrade(id: string, downgrade: SubscriptionRecord['scheduledDowngrade'], at: string): Promise<SubscriptionRecord | null>;
+    /** Active subscriptions whose period ended at or before `now`, soonest first. */
+    due(now: string, limit: number): Promise<SubscriptionRecord[]>;
+    /** When the next active period ends, or null. */
+    nextPeriodEnd(): Promise<string | null>;
+    /** Records a charge; false when this invoice was recorded before. */
+    recordInvoice(invoice: SubscriptionInvoiceRecord): Promise<boolean>;
+    createPortalSession(session: { id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }): Promise<void>;
+    portalSession(id: string): Promise<{ id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string } | null>;
   };
   close(): Promise<void>;
 }

@@ -46,8 +46,9 @@ describe('API errors (exit 1, JSON on stderr)', () => {
     expectApiError(await api(['developer', 'apps', 'list', '--limit', '101']), { type: 'invalid_request_error', param: 'limit' });
   });
 
-  it('an operation the server does not implement yet is not_implemented', async () => {
-    expectApiError(await api(['subscriptions', 'plans']), { type: 'not_implemented' });
+  it('a 409 is a conflict whose message says the current state', async () => {
+    const error = expectApiError(await api(['subscriptions', 'cancel']), { type: 'conflict' });
+    expect(error.message).toContain('no subscription');
   });
 
   it('a key the server does not know is an authentication_error', async () => {

@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { Ledger } from './ledger.js';
-import type { CheckoutSessionRecord, Store } from '../types.js';
+import type { BillingLine, CheckoutSessionRecord, Store } from '../types.js';
 
 interface Row {
   id: string;
@@ -18,6 +18,7 @@ interface Row {
   created_at: string;
   paid_at: string | null;
   expires_at: string;
+  price_id: string | null;
 }
 
 const toSession = (row: Row): CheckoutSessionRecord => ({
@@ -36,22 +37,31 @@ const toSession = (row: Row): CheckoutSessionRecord => ({
   createdAt: row.created_at,
   paidAt: row.paid_at,
   expiresAt: row.expires_at,
+  priceId: row.price_id,
 });
 
 export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkout'] {
   const insert = db.prepare(
     `INSERT INTO checkout_sessions (id, kind, developer_id, app_uuid, address, credits_micro, amount_usd_cents, description,
-       status, success_url, cancel_url, referral, created_at, paid_at, expires_at)
+       status, success_url, cancel_url, referral, created_at, paid_at, expires_at, price_id)
      VALUES (@id, @kind, @developerId, @appUuid, @address, @creditsMicro, @amountUsdCents, @description,
-       @status, @successUrl, @cancelUrl, @referral, @createdAt, @paidAt, @expiresAt)`,
+       @status, @successUrl, @cancelUrl, @referral, @createdAt, @paidAt, @expiresAt, @priceId)`,
   );
   const select = db.prepare<[string], Row>('SELECT * FROM checkout_sessions WHERE id = ?');
   const markPaid = db.prepare("UPDATE checkout_sessions SET status = 'complete', paid_at = ? WHERE id = ? AND status = 'open'");
   const markExpired = db.prepare("UPDATE checkout_sessions SET status = 'expired' WHERE id = ? AND status = 'open'");
-  const page = db.prepare<[string, number, number], Row>(
-    'SELECT * FROM checkout_sessions WHERE developer_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  // Billing history: checkout sessions, and what subscriptions charged after their checkout.
+  const billingLines = `
+    SELECT id, kind, description, amount_usd_cents AS amountUsdCents, credits_micro AS creditsMicro, status,
+           created_at AS createdAt, paid_at AS paidAt
+    FROM checkout_sessions WHERE developer_id = @developerId
+    UNION ALL
+    SELECT id, 'subscription', description, amount_usd_cents, credits_micro, 'complete', paid_at, paid_at
+    FROM subscription_invoices WHERE developer_id = @developerId`;
+  const page = db.prepare<[{ developerId: string; limit: number; offset: number }], BillingLine>(
+    `${billingLines} ORDER BY createdAt DESC, id DESC LIMIT @limit OFFSET @offset`,
   );
-  const count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM checkout_sessions WHERE developer_id = ?');
+  const count = db.prepare<[{ developerId: string }], { n: number }>(`SELECT COUNT(*) AS n FROM (${billingLines})`);
   const appAccount = db.prepare<[string], { account_id: number }>('SELECT account_id FROM apps WHERE app_uuid = ?');
   const userAccount = db.prepare<[string, string], { account_id: number }>(
     'SELECT account_id FROM app_users WHERE app_uuid = ? AND address = ?',
@@ -73,6 +83,8 @@ export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkou
         if (!row) return 'unknown' as const;
         if (row.status === 'complete') return 'already' as const;
         if (markPaid.run(at, id).changes !== 1) return 'not_open' as const;
+        // A subscription's credits come with its invoices, period by period, not with its checkout.
+        if (row.kind === 'subscription') return 'completed' as const;
         const account = row.address === null ? appAccount.get(row.app_uuid) : userAccount.get(row.app_uuid, row.address);
         if (!account) throw new Error(`no account for checkout session ${id}`);
         // The session id is the grant's idempotency key: a session credits once, ever.
@@ -90,7 +102,7 @@ export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkou
       return markExpired.run(id).changes === 1;
     },
     async listForDeveloper(developerId, { limit, offset }) {
-      return { items: page.all(developerId, limit, offset).map(toSession), total: count.get(developerId)?.n ?? 0 };
+      return { items: page.all({ developerId, limit, offset }), total: count.get({ developerId })?.n ?? 0 };
     },
     async eventSeen(id) {
       return selectEvent.get(id) !== undefined;

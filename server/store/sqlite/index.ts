@@ -12,6 +12,7 @@ import { createUsageRepository } from './usage.js';
 import { createResponsesRepository } from './responses.js';
 import { createTextRepository } from './text.js';
 import { createSigningKeysRepository } from './signing-keys.js';
+import { createSubscriptionsRepository } from './subscriptions.js';
 import type { Store } from '../types.js';
 
 /** The embedded default store: one SQLite file (or `:memory:`). */
@@ -45,6 +46,7 @@ export function createSqliteStore(file: string): Store {
     responses: createResponsesRepository(db),
     text: createTextRepository(db),
     signingKeys: createSigningKeysRepository(db),
+    subscriptions: createSubscriptionsRepository(db),
     async close() {
       if (!db.open) return;
       metering.flushPending();

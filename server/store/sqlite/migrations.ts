@@ -201,4 +201,57 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'subscriptions, their invoices and portal sessions',
+    sql: `
+      -- The plan a subscription checkout sells (credit checkouts leave it null).
+      ALTER TABLE checkout_sessions ADD COLUMN price_id TEXT;
+
+      -- One row per processor subscription. A subject (an app, or a user of an app) has at most
+      -- one active subscription; canceled ones stay as history. \`state_version\` is the time of
+      -- the newest processor state applied, so older events arriving late change nothing.
+      CREATE TABLE subscriptions (
+        id                   TEXT PRIMARY KEY,
+        developer_id         TEXT NOT NULL,
+        app_uuid             TEXT NOT NULL,
+        address              TEXT NOT NULL DEFAULT '',
+        customer_id          TEXT,
+        tier                 TEXT NOT NULL CHECK (tier IN ('starter', 'pro')),
+        interval             TEXT NOT NULL CHECK (interval IN ('month', 'year')),
+        status               TEXT NOT NULL CHECK (status IN ('active', 'canceled')),
+        current_period_start TEXT NOT NULL,
+        current_period_end   TEXT NOT NULL,
+        cancel_at_period_end INTEGER NOT NULL DEFAULT 0,
+        scheduled_tier       TEXT CHECK (scheduled_tier IN ('starter', 'pro')),
+        scheduled_interval   TEXT CHECK (scheduled_interval IN ('month', 'year')),
+        state_version        INTEGER NOT NULL,
+        created_at           TEXT NOT NULL,
+        updated_at           TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX subscriptions_one_active ON subscriptions (app_uuid, address) WHERE status = 'active';
+      CREATE INDEX subscriptions_subject ON subscriptions (app_uuid, address, created_at);
+      CREATE INDEX subscriptions_due ON subscriptions (current_period_end) WHERE status = 'active';
+
+      -- What a subscription charged after its checkout: renewals and upgrades (billing history).
+      CREATE TABLE subscription_invoices (
+        id               TEXT PRIMARY KEY,
+        subscription_id  TEXT NOT NULL,
+        developer_id     TEXT NOT NULL,
+        amount_usd_cents INTEGER NOT NULL CHECK (amount_usd_cents >= 0),
+        credits_micro    INTEGER NOT NULL CHECK (credits_micro >= 0),
+        description      TEXT NOT NULL,
+        paid_at          TEXT NOT NULL
+      );
+      CREATE INDEX subscription_invoices_developer ON subscription_invoices (developer_id, paid_at);
+
+      -- A customer-portal link of the sandbox processor: the id is the capability.
+      CREATE TABLE portal_sessions (
+        id              TEXT PRIMARY KEY,
+        subscription_id TEXT NOT NULL,
+        return_url      TEXT,
+        expires_at      TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Credits, PositiveCredits, RedirectUrl, Timestamp } from './common.js';
+import { CheckoutSession, Credits, PositiveCredits, RedirectUrl, Timestamp } from './common.js';
 
 export const Balance = z.object({
   credits: Credits.describe('Spendable balance'),
@@ -87,6 +87,14 @@ export const SubscriptionStatus = z.object({
   current_period_end: Timestamp.nullable(),
   cancel_at_period_end: z.boolean(),
   scheduled_downgrade: z.object({ tier: Tier, interval: Interval, effective_at: Timestamp }).nullable(),
+});
+
+export const UpgradeResult = SubscriptionStatus.extend({
+  granted_credits: Credits.describe('Credits granted now: the new plan’s extra credits for the rest of the period'),
+});
+
+export const RenewResult = SubscriptionStatus.extend({
+  checkout_session: CheckoutSession.nullable().describe('After the end: the checkout that starts the plan again'),
 });
 
 export const CheckoutSessionBody = z.strictObject({

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { periodEnd } from '../services/subscriptions/periods.js';
+import type { PlanCatalog } from '../services/subscriptions/plans.js';
+import type { CheckoutSessionRecord, Store, SubscriptionRecord } from '../store/types.js';
+import { subscriptionStateOf } from './events.js';
+import type { PaymentProcessor } from './processor.js';
+import { signEvent } from './signature.js';
+
+const PORTAL_LIFETIME_MS = 60 * 60 * 1000;
+const seconds = (date: Date | string) => Math.floor(new Date(date).getTime() / 1000);
+const newId = (prefix: string, bytes = 12) => `${prefix}_${randomBytes(bytes).toString('hex')}`;
+
+interface SandboxSubscription {
+  id: string;
+  customerId: string;
+  priceId: string;
+  status: 'active' | 'canceled';
+  start: Date;
+  end: Date;
+  cancelAtPeriodEnd: boolean;
+  metadata: Record<string, string>;
+}
+
+/** A subscription object in Stripe's wire format (API 2025+: the period on the item). */
+function subscriptionObject(sub: SandboxSubscription) {
+  return {
+    id: sub.id,
+    object: 'subscription',
+    customer: sub.customerId,
+    status: sub.status,
+    cancel_at_period_end: sub.cancelAtPeriodEnd,
+    items: {
+      object: 'list',
+      data: [{ price: { id: sub.priceId }, current_period_start: seconds(sub.start), current_period_end: seconds(sub.end) }],
+    },
+    metadata: sub.metadata,
+  };
+}
+
+function invoiceObject(sub: SandboxSubscription, reason: string, amountCents: number) {
+  return {
+    id: newId('in'),
+    object: 'invoice',
+    billing_reason: reason,
+    amount_paid: amountCents,
+    parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
+    lines: {
+      object: 'list',
+      data: [{ period: { start: seconds(sub.start), end: seconds(sub.end) }, pricing: { price_details: { price: sub.priceId } } }],
+    },
+  };
+}
+
+const metadataOf = (record: SubscriptionRecord) => ({
+  svc_developer_id: record.developerId,
+  svc_app_uuid: record.appUuid,
+  svc_address: record.address,
+});
+
+/**
+ * The built-in processor: no money moves. Checkout and customer-portal links are pages of this
+ * server (server/http/sandbox-pages.ts), and everything a real processor would report — a paid
+ * checkout, a new period, a cancellation — arrives as a signed event at the same webhook receiver.
+ */
+export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans: PlanCatalog; webhookSecret: string }) {
+  const { store, clock, plans } = deps;
+  let receiver: ((raw: Buffer, signature: string) => Promise<unknown>) | null = null;
+
+  /** Signs an event and hands it to the receiver, as the processor's callback would. */
+  async function emit(type: string, object: object): Promise<void> {
+    if (!receiver) throw new Error('the sandbox processor is not connected to the webhook receiver');
+    const created = seconds(clock.now());
+    const payload = JSON.stringify({ id: newId('evt'), object: 'event', type, created, data: { object } });
+    await receiver(Buffer.from(payload), signEvent(payload, deps.webhookSecret, created));
+  }
+
+  const fromRecord = (record: SubscriptionRecord): SandboxSubscription => ({
+    id: record.id,
+    customerId: record.customerId ?? newId('cus'),
+    priceId: plans.find(record.tier, record.interval).priceId,
+    status: record.status,
+    start: new Date(record.currentPeriodStart),
+    end: new Date(record.currentPeriodEnd),
+    cancelAtPeriodEnd: record.cancelAtPeriodEnd,
+    metadata: metadataOf(record),
+  });
+
+  const priceOf = (priceId: string) => {
+    const plan = plans.byPriceId(priceId);
+    if (!plan) throw new Error(`unknown price ${priceId}`);
+    return plan;
+  };
+
+  const processor: PaymentProcessor & {
+    connect(receive: (raw: Buffer, signature: string) => Promise<unknown>): void;
+    paySession(session: CheckoutSessionRecord): Promise<void>;
+  } = {
+    name: 'sandbox',
+    webhookSecret: deps.webhookSecret,
+
+    connect(receive) {
+      receiver = receive;
+    },
+
+    async createCheckout(request) {
+      const id = `cs_${randomBytes(16).toString('hex')}`;
+      return { id, url: `${request.origin}/sandbox/checkout/${id}` };
+    },
+
+    async createPortal(subscription, returnUrl, origin) {
+      const id = `bps_${randomBytes(16).toString('hex')}`;
+      const expiresAt = new Date(clock.now().getTime() + PORTAL_LIFETIME_MS).toISOString();
+      await store.subscriptions.createPortalSession({ id, subscriptionId: subscription.id, returnUrl, expiresAt });
+      return { id, url: `${origin}/sandbox/portal/${id}` };
+    },
+
+    async updateSubscription(record, change) {
+      const sub = fromRecord(record);
+      if ('priceId' in change) {
+        sub.priceId = change.priceId;
+        // A new interval starts a new period now, as processors reset the billing anchor.
+        const plan = priceOf(change.priceId);
+        if (plan.interval !== record.interval) {
+          sub.start = clock.now();
+          sub.end = periodEnd(sub.start, plan.interval);
+        }
+      } else {
+        sub.cancelAtPeriodEnd = change.cancelAtPeriodEnd;
+      }
+      await emit('customer.subscription.updated', subscriptionObject(sub));
+      return subscriptionStateOf(subscriptionObject(sub));
+    },
+
+    async endPeriod(record, nextPriceId) {
+      const sub = fromRecord(record);
+      if (record.cancelAtPeriodEnd) {
+        await emit('customer.subscription.deleted', subscriptionObject({ ...sub, status: 'canceled' }));
+        return true;
+      }
+      const plan = priceOf(nextPriceId);
+      const next = { ...sub, priceId: nextPriceId, start: sub.end, end: periodEnd(sub.end, plan.interval) };
+      await emit('invoice.paid', invoiceObject(next, 'subscription_cycle', plan.priceUsdCents));
+      await emit('customer.subscription.updated', subscriptionObject(next));
+      return true;
+    },
+
+    /** The buyer pays a sandbox checkout: the events a processor sends for it, in its order. */
+    async paySession(session) {
+      if (session.kind !== 'subscription' || !session.priceId) {
+        await emit('checkout.session.completed', { id: session.id, object: 'checkout.session', mode: 'payment', payment_status: 'paid' });
+        return;
+      }
+      const plan = priceOf(session.priceId);
+      const start = clock.now();
+      const sub: SandboxSubscription = {
+        id: newId('sub'),
+        customerId: newId('cus'),
+        priceId: plan.priceId,
+        status: 'active',
+        start,
+        end: periodEnd(start, plan.interval),
+        cancelAtPeriodEnd: false,
+        metadata: { svc_developer_id: session.developerId, svc_app_uuid: session.appUuid, svc_address: session.address ?? '' },
+      };
+      await emit('customer.subscription.created', subscriptionObject(sub));
+      await emit('invoice.paid', invoiceObject(sub, 'subscription_create', plan.priceUsdCents));
+      await emit('checkout.session.completed', {
+        id: session.id,
+        object: 'checkout.session',
+        mode: 'subscription',
+        payment_status: 'paid',
+        subscription: sub.id,
+      });
+    },
+  };
+  return processor;
+}
+
+export type SandboxProcessor = ReturnType<typeof createSandboxProcessor>;

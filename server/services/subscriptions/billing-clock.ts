@@ -1,0 +1,91 @@
+import type { Clock } from '../../clock.js';
+import type { PaymentProcessor } from '../../payments/processor.js';
+import type { Store } from '../../store/types.js';
+import type { PlanCatalog } from './plans.js';
+
+/** The longest the clock sleeps: a period end set by a webhook from elsewhere is seen this soon. */
+const MAX_SLEEP_MS = 60_000;
+const BATCH = 100;
+
+/**
+ * Ends subscription periods when they end, whether or not anyone is looking: at each active
+ * subscription's period end it asks the processor to move it on (bill the next period, apply a
+ * scheduled downgrade, or end it when canceled). It sleeps until the next end; a manual clock
+ * (tests) wakes it whenever the time jumps.
+ */
+export function createBillingClock(deps: { store: Store; clock: Clock; plans: PlanCatalog; processor: PaymentProcessor; log: (line: string) => void }) {
+  const { store, clock, plans, processor } = deps;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let run: Promise<void> = Promise.resolve();
+  let again = false;
+
+  async function endDuePeriods(): Promise<void> {
+    // Each subscription once per run: a processor that reports later leaves it due till then.
+    const seen = new Set<string>();
+    for (;;) {
+      const due = (await store.subscriptions.due(clock.now().toISOString(), BATCH)).filter((sub) => !seen.has(sub.id));
+      if (due.length === 0) return;
+      for (const sub of due) {
+        if (stopped) return;
+        const next = sub.scheduledDowngrade ?? sub;
+        try {
+          const moved = await processor.endPeriod(sub, plans.find(next.tier, next.interval).priceId);
+          if (!moved) seen.add(sub.id);
+        } catch (error) {
+          seen.add(sub.id);
+          deps.log(`billing clock: subscription ${sub.id}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+  }
+
+  async function plan(): Promise<void> {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    const next = await store.subscriptions.nextPeriodEnd();
+    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));
+    timer = setTimeout(() => void wake(), wait);
+    timer.unref();
+  }
+
+  /** Runs now, or right after the run in progress: runs never overlap. */
+  function wake(): Promise<void> {
+    if (stopped) return run;
+    again = true;
+    run = run
+      .then(async () => {
+        if (!again) return;
+        again = false;
+        await endDuePeriods();
+        await plan();
+      })
+      .catch((error: unknown) => deps.log(`billing clock: ${error instanceof Error ? error.message : String(error)}`));
+    return run;
+  }
+
+  clock.onJump?.(() => void wake());
+
+  return {
+    start: wake,
+    /** Re-plans after a period end may have changed (a new subscription, a processor's report). */
+    replan: () => {
+      if (!stopped) run = run.then(plan).catch(() => {});
+    },
+    /** Resolves once all work asked for is done, including work queued meanwhile (tests wait on it). */
+    async idle() {
+      let current;
+      do {
+        current = run;
+        await current;
+      } while (current !== run);
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      return run;
+    },
+  };
+}
+
+export type BillingClock = ReturnType<typeof createBillingClock>;

@@ -1,0 +1,46 @@
+import type { BillingInterval, Tier } from '../../store/types.js';
+
+export interface Plan {
+  tier: Tier;
+  interval: BillingInterval;
+  priceUsdCents: number;
+  priceId: string;
+  /** Credits granted for each month the plan runs (a year plan: twelve months' worth at once). */
+  monthlyCredits: number;
+  features: string[];
+}
+
+export const TIERS: readonly Tier[] = ['starter', 'pro'];
+const RANK: Record<Tier, number> = { starter: 1, pro: 2 };
+export const tierRank = (tier: Tier) => RANK[tier];
+
+const MONTHS: Record<BillingInterval, number> = { month: 1, year: 12 };
+export const monthsIn = (interval: BillingInterval) => MONTHS[interval];
+
+/** The credits one period of a plan grants. */
+export const periodCredits = (plan: Plan) => plan.monthlyCredits * monthsIn(plan.interval);
+
+const BASE: Omit<Plan, 'priceId'>[] = [
+  { tier: 'starter', interval: 'month', priceUsdCents: 900, monthlyCredits: 1_000, features: ['1,000 credits a month'] },
+  { tier: 'starter', interval: 'year', priceUsdCents: 9_000, monthlyCredits: 1_000, features: ['12,000 credits a year, granted at the start', 'two months free'] },
+  { tier: 'pro', interval: 'month', priceUsdCents: 2_900, monthlyCredits: 4_000, features: ['4,000 credits a month'] },
+  { tier: 'pro', interval: 'year', priceUsdCents: 29_000, monthlyCredits: 4_000, features: ['48,000 credits a year, granted at the start', 'two months free'] },
+];
+
+/**
+ * The plans on sale. Price ids are ours in the sandbox; a real processor has its own, configured
+ * as `STRIPE_PRICE_<TIER>_<INTERVAL>` (e.g. STRIPE_PRICE_PRO_MONTH).
+ */
+export function createPlanCatalog(env: NodeJS.ProcessEnv = {}) {
+  const plans: Plan[] = BASE.map((plan) => ({
+    ...plan,
+    priceId: env[`STRIPE_PRICE_${plan.tier.toUpperCase()}_${plan.interval.toUpperCase()}`] ?? `price_svc_${plan.tier}_${plan.interval}`,
+  }));
+  return {
+    all: plans,
+    find: (tier: Tier, interval: BillingInterval) => plans.find((p) => p.tier === tier && p.interval === interval) as Plan,
+    byPriceId: (priceId: string) => plans.find((p) => p.priceId === priceId) ?? null,
+  };
+}
+
+export type PlanCatalog = ReturnType<typeof createPlanCatalog>;

@@ -1,0 +1,155 @@
+import type { Db } from './database.js';
+import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../types.js';
+
+interface Row {
+  id: string;
+  developer_id: string;
+  app_uuid: string;
+  address: string;
+  customer_id: string | null;
+  tier: Tier;
+  interval: BillingInterval;
+  status: SubscriptionRecord['status'];
+  current_period_start: string;
+  current_period_end: string;
+  cancel_at_period_end: number;
+  scheduled_tier: Tier | null;
+  scheduled_interval: BillingInterval | null;
+  state_version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const toRecord = (row: Row): SubscriptionRecord => ({
+  id: row.id,
+  developerId: row.developer_id,
+  appUuid: row.app_uuid,
+  address: row.address,
+  customerId: row.customer_id,
+  tier: row.tier,
+  interval: row.interval,
+  status: row.status,
+  currentPeriodStart: row.current_period_start,
+  currentPeriodEnd: row.current_period_end,
+  cancelAtPeriodEnd: row.cancel_at_period_end === 1,
+  scheduledDowngrade:
+    row.scheduled_tier && row.scheduled_interval ? { tier: row.scheduled_tier, interval: row.scheduled_interval } : null,
+  stateVersion: row.state_version,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toRow = (record: SubscriptionRecord): Row => ({
+  id: record.id,
+  developer_id: record.developerId,
+  app_uuid: record.appUuid,
+  address: record.address,
+  customer_id: record.customerId,
+  tier: record.tier,
+  interval: record.interval,
+  status: record.status,
+  current_period_start: record.currentPeriodStart,
+  current_period_end: record.currentPeriodEnd,
+  cancel_at_period_end: record.cancelAtPeriodEnd ? 1 : 0,
+  scheduled_tier: record.scheduledDowngrade?.tier ?? null,
+  scheduled_interval: record.scheduledDowngrade?.interval ?? null,
+  state_version: record.stateVersion,
+  created_at: record.createdAt,
+  updated_at: record.updatedAt,
+});
+
+export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
+  const select = db.prepare<[string], Row>('SELECT * FROM subscriptions WHERE id = ?');
+  const current = db.prepare<[string, string], Row>(
+    `SELECT * FROM subscriptions WHERE app_uuid = ? AND address = ?
+     ORDER BY status = 'active' DESC, created_at DESC, id DESC LIMIT 1`,
+  );
+  const activeOther = db.prepare<[string, string, string], { id: string }>(
+    "SELECT id FROM subscriptions WHERE app_uuid = ? AND address = ? AND status = 'active' AND id <> ?",
+  );
+  const insert = db.prepare(
+    `INSERT INTO subscriptions (id, developer_id, app_uuid, address, customer_id, tier, interval, status,
+       current_period_start, current_period_end, cancel_at_period_end, scheduled_tier, scheduled_interval,
+       state_version, created_at, updated_at)
+     VALUES (@id, @developer_id, @app_uuid, @address, @customer_id, @tier, @interval, @status,
+       @current_period_start, @current_period_end, @cancel_at_period_end, @scheduled_tier, @scheduled_interval,
+       @state_version, @created_at, @updated_at)`,
+  );
+  // The processor's state; the scheduled downgrade is ours and survives it (unless canceled).
+  const update = db.prepare(
+    `UPDATE subscriptions SET customer_id = COALESCE(@customer_id, customer_id), tier = @tier, interval = @interval,
+       status = @status, current_period_start = @current_period_start, current_period_end = @current_period_end,
+       cancel_at_period_end = @cancel_at_period_end, state_version = @state_version, updated_at = @updated_at,
+       scheduled_tier = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_tier END,
+       scheduled_interval = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_interval END
+     WHERE id = @id`,
+  );
+  const setDowngrade = db.prepare(
+    'UPDATE subscriptions SET scheduled_tier = ?, scheduled_interval = ?, updated_at = ? WHERE id = ?',
+  );
+  const due = db.prepare<[string, number], Row>(
+    "SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ? ORDER BY current_period_end LIMIT ?",
+  );
+  const nextEnd = db.prepare<[], { at: string | null }>(
+    "SELECT MIN(current_period_end) AS at FROM subscriptions WHERE status = 'active'",
+  );
+  const insertInvoice = db.prepare(
+    `INSERT OR IGNORE INTO subscription_invoices (id, subscription_id, developer_id, amount_usd_cents, credits_micro, description, paid_at)
+     VALUES (@id, @subscriptionId, @developerId, @amountUsdCents, @creditsMicro, @description, @paidAt)`,
+  );
+  const insertPortal = db.prepare(
+    'INSERT INTO portal_sessions (id, subscription_id, return_url, expires_at) VALUES (@id, @subscriptionId, @returnUrl, @expiresAt)',
+  );
+  const selectPortal = db.prepare<[string], { id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }>(
+    'SELECT id, subscription_id AS subscriptionId, return_url AS returnUrl, expires_at AS expiresAt FROM portal_sessions WHERE id = ?',
+  );
+
+  const apply = db.transaction((record: SubscriptionRecord) => {
+    const existing = select.get(record.id);
+    if (record.status === 'active' && activeOther.get(record.appUuid, record.address, record.id)) return 'conflict' as const;
+    if (!existing) {
+      insert.run(toRow(record));
+      return { record, applied: true };
+    }
+    // Canceled is final, and a state older than the one applied is stale: both change nothing.
+    if (existing.status === 'canceled' || record.stateVersion < existing.state_version) {
+      return { record: toRecord(existing), applied: false };
+    }
+    update.run(toRow(record));
+    return { record: toRecord(select.get(record.id) as Row), applied: true };
+  });
+
+  return {
+    async get(id) {
+      const row = select.get(id);
+      return row ? toRecord(row) : null;
+    },
+    async current(appUuid, address) {
+      const row = current.get(appUuid, address);
+      return row ? toRecord(row) : null;
+    },
+    async apply(record) {
+      return apply(record);
+    },
+    async scheduleDowngrade(id, downgrade, at) {
+      setDowngrade.run(downgrade?.tier ?? null, downgrade?.interval ?? null, at, id);
+      const row = select.get(id);
+      return row ? toRecord(row) : null;
+    },
+    async due(now, limit) {
+      return due.all(now, limit).map(toRecord);
+    },
+    async nextPeriodEnd() {
+      return nextEnd.get()?.at ?? null;
+    },
+    async recordInvoice(invoice) {
+      return insertInvoice.run(invoice).changes === 1;
+    },
+    async createPortalSession(session) {
+      insertPortal.run(session);
+    },
+    async portalSession(id) {
+      return selectPortal.get(id) ?? null;
+    },
+  };
+}
