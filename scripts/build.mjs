@@ -19,7 +19,8 @@ const common = {
   minifySyntax: true,
   // Native addons stay in node_modules.
   // react-devtools-core: ink loads it only with DEV=true, for its devtools; not a dependency.
-  external: ['better-sqlite3', 'react-devtools-core'],
+  // stripe: loaded from node_modules by the server only (its own bundle would be 1 MB to parse).
+  external: ['better-sqlite3', 'react-devtools-core', 'stripe'],
   banner,
   // Production builds of React and the reconciler: the development ones are twice the code
   // to parse at every start of the chat.

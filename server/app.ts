@@ -15,6 +15,7 @@ import { interrupted } from './services/inference/responses.js';
 import { providersFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
 import type { Store } from './store/types.js';
+import { createPlanCatalog, type PlanCatalog } from './services/subscriptions/plans.js';
 
 export interface StartOptions extends ServerSettings {
   /** Upstream providers, built (tests inject fakes); else from `env` and the providers file. */
@@ -39,6 +40,21 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Stripe when both of its settings are there; the sandbox when neither is. One without the other
+ * is a mistake worth refusing to start over: payments would silently stay in the sandbox.
+ */
+async function paymentProcessor(env: NodeJS.ProcessEnv, plans: PlanCatalog) {
+  const secretKey = env.STRIPE_SECRET_KEY;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET;
+  if (!secretKey && !webhookSecret) return {};
+  if (!secretKey || !webhookSecret) {
+    throw new Error('Set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to use Stripe (or neither, for the sandbox processor).');
+  }
+  const { createStripeProcessor } = await import('./payments/stripe.js');
+  return { processor: await createStripeProcessor({ secretKey, webhookSecret, apiUrl: env.SVC_STRIPE_API_URL }, plans) };
+}
+
 /** The points program from the environment; a rate that is not a positive number refuses to start. */
 function pointsProgram(url: string, rate = '1') {
   const creditsPerPoint = Number(rate);
@@ -56,6 +72,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const registry = createProviderRegistry(upstreams);
   const store = createSqliteStore(settings.dbPath);
   let services: Services;
+  const plans = createPlanCatalog(env);
   try {
     services = createServices({
       store,
@@ -68,8 +85,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(settings.paymentWebhookSecret ? { webhookSecret: settings.paymentWebhookSecret } : {}),
       ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
       ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
-      env,
       log,
+      plans,
+      ...(await paymentProcessor(env, plans)),
     });
     await services.signingKeys.ready();
   } catch (error) {

@@ -56,6 +56,7 @@ const Envelope = z.object({ id: z.string().min(1), type: z.string().min(1), crea
 
 const CheckoutSession = z.looseObject({
   id: z.string(),
+  payment_status: z.string().optional(),
   subscription: z.union([z.string(), z.looseObject({ id: z.string() })]).nullish(),
 });
 
@@ -129,8 +130,12 @@ export function parsePaymentEvent(raw: Buffer): PaymentEvent {
   const created = envelope.data.created ?? 0;
   try {
     switch (type) {
-      case 'checkout.session.completed': {
+      case 'checkout.session.completed':
+      case 'checkout.session.async_payment_succeeded': {
         const session = CheckoutSession.parse(data.object);
+        // Bank debits and the like complete unpaid; their money is reported later, by
+        // checkout.session.async_payment_succeeded.
+        if (session.payment_status === 'unpaid') return { kind: 'ignored', id, type };
         return { kind: 'checkout_completed', id, created, sessionId: session.id, subscriptionId: idOf(session.subscription) };
       }
       case 'customer.subscription.created':

@@ -23,7 +23,7 @@ import { createPointsService, type PointsProgram } from './points.js';
 import { randomBytes } from 'node:crypto';
 import { createSandboxProcessor } from '../payments/sandbox.js';
 import type { PaymentProcessor } from '../payments/processor.js';
-import { createPlanCatalog } from './subscriptions/plans.js';
+import { createPlanCatalog, type PlanCatalog } from './subscriptions/plans.js';
 import { createSubscriptionsService } from './subscriptions/service.js';
 import { createBillingClock } from './subscriptions/billing-clock.js';
 import { createWebhookReceiver } from './webhook.js';
@@ -44,20 +44,20 @@ export interface ServiceDeps {
   webhookSecret?: string;
   /** The external points program (`SVC_POINTS_URL`), if any. */
   points?: PointsProgram | null;
+  /** The plans on sale (their price ids are the processor's). */
+  plans?: PlanCatalog;
   /** A real payment processor (Stripe); the built-in sandbox otherwise. */
-  processor?: (plans: ReturnType<typeof createPlanCatalog>) => PaymentProcessor;
-  /** Plan price ids (`STRIPE_PRICE_<TIER>_<INTERVAL>`). */
-  env?: NodeJS.ProcessEnv;
+  processor?: PaymentProcessor;
   log?: (line: string) => void;
 }
 
 /** The payment side: processor, checkout sessions, subscriptions, their clock and the webhook receiver. */
 function createMoney(deps: ServiceDeps) {
-  const plans = createPlanCatalog(deps.env);
+  const plans = deps.plans ?? createPlanCatalog();
   const sandbox = deps.processor
     ? null
     : createSandboxProcessor({ ...deps, plans, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') });
-  const processor = deps.processor?.(plans) ?? (sandbox as PaymentProcessor);
+  const processor = deps.processor ?? (sandbox as PaymentProcessor);
   const payments = createPaymentsService({ ...deps, processor, sandbox });
   const billingClock = createBillingClock({ ...deps, plans, processor, log: deps.log ?? (() => {}) });
   const subscriptions = createSubscriptionsService({ ...deps, plans, processor, payments, onPeriodsChanged: billingClock.replan });

@@ -1,0 +1,129 @@
+import type StripeClient from 'stripe';
+import { ApiError } from '../errors.js';
+import type { PlanCatalog } from '../services/subscriptions/plans.js';
+import { subscriptionStateOf } from './events.js';
+import type { PaymentProcessor } from './processor.js';
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** Another API endpoint (stripe-mock, or a fake in tests), e.g. http://127.0.0.1:12111. */
+  apiUrl?: string | undefined;
+}
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** Stripe refuses expiries more than 24 h ahead or less than 30 min. */
+const CHECKOUT_MAX_LIFETIME_S = 23 * 60 * 60;
+
+/** A failure at Stripe is a 502 that says what Stripe said, never a 500 or a leaked key. */
+async function atStripeWith<T>(Stripe: typeof StripeClient, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeError) {
+      const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 'unavailable';
+      throw new ApiError(502, 'payment_processor_error', `Stripe refused to ${what} (${status}): ${error.message}`, 'payment_processor_error');
+    }
+    throw error;
+  }
+}
+
+/**
+ * Stripe, through its SDK: Checkout for payments and subscriptions, the Billing customer portal,
+ * and subscription changes. Stripe runs the periods itself and reports them by webhook; what
+ * Stripe has no notion of — a downgrade planned for the period end — is applied here when the
+ * billing clock says the period is over.
+ */
+export async function createStripeProcessor(settings: StripeSettings, plans: PlanCatalog): Promise<PaymentProcessor> {
+  // Loaded only when Stripe is configured: the sandbox never parses the SDK.
+  const { default: Stripe } = await import('stripe');
+  const atStripe = <T>(what: string, call: () => Promise<T>) => atStripeWith(Stripe, what, call);
+  const endpoint = settings.apiUrl ? new URL(settings.apiUrl) : null;
+  const stripe = new Stripe(settings.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    appInfo: { name: 'svc' },
+    ...(endpoint
+      ? {
+          host: endpoint.hostname,
+          port: Number(endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80)),
+          protocol: endpoint.protocol === 'http:' ? 'http' : 'https',
+        }
+      : {}),
+  });
+
+  async function firstItem(subscriptionId: string) {
+    const current = await stripe.subscriptions.retrieve(subscriptionId);
+    const item = current.items.data[0];
+    if (!item) throw new ApiError(502, 'payment_processor_error', `Stripe subscription ${subscriptionId} has no item.`, 'payment_processor_error');
+    return item;
+  }
+
+  const processor: PaymentProcessor = {
+    name: 'stripe',
+    webhookSecret: settings.webhookSecret,
+
+    async createCheckout(request) {
+      const common = {
+        success_url: request.successUrl ?? `${request.origin}/`,
+        ...(request.cancelUrl ? { cancel_url: request.cancelUrl } : {}),
+        metadata: request.metadata,
+        expires_at: Math.min(seconds(request.expiresAt), seconds(new Date()) + CHECKOUT_MAX_LIFETIME_S),
+      };
+      const session = await atStripe('open a checkout', () =>
+        request.mode === 'subscription'
+          ? stripe.checkout.sessions.create({
+              ...common,
+              mode: 'subscription',
+              line_items: [{ price: request.priceId ?? '', quantity: 1 }],
+              subscription_data: { metadata: request.metadata },
+            })
+          : stripe.checkout.sessions.create({
+              ...common,
+              mode: 'payment',
+              line_items: [
+                { quantity: 1, price_data: { currency: 'usd', unit_amount: request.amountUsdCents, product_data: { name: request.description } } },
+              ],
+            }),
+      );
+      if (!session.url) throw new ApiError(502, 'payment_processor_error', 'Stripe opened a checkout without a URL.', 'payment_processor_error');
+      return { id: session.id, url: session.url };
+    },
+
+    async createPortal(subscription, returnUrl, origin) {
+      if (!subscription.customerId) {
+        throw new ApiError(409, 'conflict', 'This subscription has no Stripe customer yet; try again once its checkout is reported.', 'no_customer');
+      }
+      const customer = subscription.customerId;
+      const session = await atStripe('open the customer portal', () =>
+        stripe.billingPortal.sessions.create({ customer, return_url: returnUrl ?? `${origin}/` }),
+      );
+      return { id: session.id, url: session.url };
+    },
+
+    async updateSubscription(subscription, change) {
+      const updated = await atStripe('change the subscription', async () => {
+        if ('priceId' in change) {
+          const item = await firstItem(subscription.id);
+          return stripe.subscriptions.update(subscription.id, {
+            items: [{ id: item.id, price: change.priceId }],
+            proration_behavior: change.prorate ? 'always_invoice' : 'none',
+          });
+        }
+        return stripe.subscriptions.update(subscription.id, { cancel_at_period_end: change.cancelAtPeriodEnd });
+      });
+      return subscriptionStateOf(updated);
+    },
+
+    async endPeriod(subscription, nextPriceId) {
+      // Stripe renews or ends the subscription itself and reports it; only our scheduled
+      // downgrade needs telling, without proration, before Stripe bills the next period.
+      if (nextPriceId !== plans.find(subscription.tier, subscription.interval).priceId) {
+        await processor.updateSubscription(subscription, { priceId: nextPriceId, prorate: false });
+      }
+      return false;
+    },
+  };
+  return processor;
+}

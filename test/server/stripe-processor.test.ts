@@ -1,0 +1,172 @@
+import Stripe from 'stripe';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeStripe } from '../fixtures/fake-stripe.js';
+import { API, expectApiError, expectStatus } from '../helpers/api.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const SECRET_KEY = 'sk_test_svc_0123456789';
+const WEBHOOK_SECRET = 'whsec_svc_stripe_0123456789';
+
+let t: TestServer;
+let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
+
+beforeAll(async () => {
+  stripe = await startFakeStripe({ secretKey: SECRET_KEY, now: nowSeconds });
+});
+afterAll(() => stripe.close());
+beforeEach(async () => {
+  stripe.requests.length = 0;
+  t = await startTestServer({
+    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SVC_STRIPE_API_URL: stripe.url },
+  });
+});
+afterEach(() => t.close());
+
+/** Delivers events as Stripe does, signed by the SDK's own test-header helper. */
+async function deliver(events: object[], secret = WEBHOOK_SECRET) {
+  const statuses: number[] = [];
+  for (const event of events) {
+    const payload = JSON.stringify(event);
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: nowSeconds() });
+    const response = await t.call('POST', `${API}/subscriptions/webhook`, {
+      key: null,
+      rawBody: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    });
+    statuses.push(response.status);
+  }
+  return statuses;
+}
+
+const balance = async () => (await t.call('GET', `${API}/credits/balance`)).body.credits as number;
+const lastRequest = (path: string) => [...stripe.requests].reverse().find((r) => r.path.startsWith(path));
+
+async function subscribe(tier = 'starter') {
+  const session = await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier, interval: 'month' } });
+  expectStatus(session, 201);
+  expect(await deliver(stripe.pay(session.body.id))).toEqual([200, 200, 200]);
+  const sub = await t.server.store.subscriptions.current(t.appUuid, '');
+  if (!sub) throw new Error('expected a subscription');
+  return sub;
+}
+
+describe('the Stripe processor (against a fake Stripe API, through the stripe SDK)', () => {
+  it('opens a Stripe Checkout for credits and grants them once Stripe reports the session paid', async () => {
+    const session = await t.call('POST', `${API}/credits/purchase`, { body: { credits: 500, success_url: 'https://app.example/ok' } });
+    expectStatus(session, 201);
+    expect(session.body.url).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+    expect(session.body.id).toMatch(/^cs_test_/);
+    const request = lastRequest('/v1/checkout/sessions');
+    expect(request).toMatchObject({
+      method: 'POST',
+      authorization: `Bearer ${SECRET_KEY}`,
+      params: {
+        mode: 'payment',
+        success_url: 'https://app.example/ok',
+        line_items: [{ quantity: '1', price_data: { currency: 'usd', unit_amount: '500', product_data: { name: '500 credits' } } }],
+        metadata: { svc_kind: 'credit_pack', svc_app_uuid: t.appUuid },
+      },
+    });
+    expect(request?.stripeVersion).toBeTruthy();
+
+    const before = await balance();
+    const events = stripe.pay(session.body.id);
+    expect(await deliver([...events, ...events])).toEqual([200, 200]);
+    expect(await balance()).toBe(before + 500);
+    // The sandbox's pages are not Stripe's.
+    expect((await fetch(`${t.url}/sandbox/checkout/cs_${'0'.repeat(32)}`)).status).toBe(404);
+  });
+
+  it('refuses events not signed with the webhook secret, changing nothing', async () => {
+    const session = await t.call('POST', `${API}/credits/purchase`, { body: { credits: 500 } });
+    const before = await balance();
+    expect(await deliver(stripe.pay(session.body.id), 'whsec_someone_else')).toEqual([400]);
+    expect(await balance()).toBe(before);
+  });
+
+  it('subscribes through Stripe Checkout: the plan’s price, our metadata on the subscription, credits from the invoice', async () => {
+    const before = await balance();
+    const sub = await subscribe('starter');
+    expect(lastRequest('/v1/checkout/sessions')?.params).toMatchObject({
+      mode: 'subscription',
+      line_items: [{ price: 'price_svc_starter_month', quantity: '1' }],
+      subscription_data: { metadata: { svc_app_uuid: t.appUuid, svc_address: '' } },
+    });
+    expect(sub).toMatchObject({ tier: 'starter', interval: 'month', status: 'active', customerId: expect.stringMatching(/^cus_/) });
+    expect(await balance()).toBe(before + 1000);
+    const billing = (await t.call('GET', `${API}/developer/billing`)).body.data;
+    expect(billing[0]).toMatchObject({ kind: 'subscription', status: 'paid', amount_usd: 9 });
+  });
+
+  it('upgrades through the SDK with proration, cancels and renews, and opens the customer portal', async () => {
+    const sub = await subscribe('starter');
+    const upgraded = await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro' } });
+    expectStatus(upgraded, 200);
+    expect(upgraded.body).toMatchObject({ tier: 'pro', granted_credits: 3000 });
+    const item = stripe.subscriptions.get(sub.id)?.items.data[0];
+    expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toEqual({
+      items: [{ id: item?.id, price: 'price_svc_pro_month' }],
+      proration_behavior: 'always_invoice',
+    });
+    // Stripe's own report of the same change changes nothing more.
+    expect(await deliver(stripe.updated(sub.id))).toEqual([200]);
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', status: 'active' });
+
+    const canceled = await t.call('POST', `${API}/subscriptions/cancel`);
+    expect(canceled.body).toMatchObject({ cancel_at_period_end: true });
+    expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toEqual({ cancel_at_period_end: 'true' });
+    const renewed = await t.call('POST', `${API}/subscriptions/renew`);
+    expect(renewed.body).toMatchObject({ cancel_at_period_end: false });
+    expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toEqual({ cancel_at_period_end: 'false' });
+
+    const portal = await t.call('POST', `${API}/subscriptions/customer-portal`, { body: { return_url: 'https://app.example/account' } });
+    expectStatus(portal, 200);
+    expect(portal.body.url).toMatch(/^https:\/\/billing\.stripe\.com\//);
+    expect(lastRequest('/v1/billing_portal/sessions')?.params).toEqual({ customer: sub.customerId, return_url: 'https://app.example/account' });
+  });
+
+  it('follows Stripe’s renewals and its end of a canceled subscription', async () => {
+    const sub = await subscribe('pro');
+    const before = await balance();
+    t.clock.advance(30 * 24 * 60 * 60 * 1000);
+    await t.server.services.billingClock.idle();
+    expect(await deliver(stripe.renew(sub.id))).toEqual([200, 200]);
+    expect(await balance()).toBe(before + 4000);
+    await t.call('POST', `${API}/subscriptions/cancel`);
+    t.clock.advance(30 * 24 * 60 * 60 * 1000);
+    await t.server.services.billingClock.idle();
+    expect(await deliver(stripe.renew(sub.id))).toEqual([200]);
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ status: 'canceled' });
+    expect(await balance()).toBe(before + 4000);
+    expect(await t.server.store.credits.check()).toEqual([]);
+  });
+
+  it('applies a scheduled downgrade at Stripe when the period ends, without proration', async () => {
+    const sub = await subscribe('pro');
+    await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } });
+    t.clock.advance(30 * 24 * 60 * 60 * 1000);
+    await t.server.services.billingClock.idle();
+    expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toMatchObject({
+      items: [{ price: 'price_svc_starter_month' }],
+      proration_behavior: 'none',
+    });
+    expect(await deliver(stripe.renew(sub.id))).toEqual([200, 200]);
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'starter', scheduled_downgrade: null });
+  });
+
+  it('a Stripe error is a 502 that says what Stripe said, and changes nothing', async () => {
+    stripe.failNext(402, 'card_error', 'card_declined', 'Your card was declined.');
+    const refused = await t.call('POST', `${API}/credits/purchase`, { body: { credits: 500 } });
+    expectApiError(refused, 502, { type: 'payment_processor_error' });
+    expect(refused.body.error.message).toContain('Your card was declined.');
+    expect(refused.body.error.message).not.toContain(SECRET_KEY);
+    expect((await t.call('GET', `${API}/developer/billing`)).body.data).toEqual([]);
+  });
+});
+
+describe('processor configuration', () => {
+  it('refuses to start with only one of the two Stripe settings', async () => {
+    await expect(startTestServer({ env: { STRIPE_SECRET_KEY: SECRET_KEY } })).rejects.toThrow(/STRIPE_WEBHOOK_SECRET/);
+  });
+});
