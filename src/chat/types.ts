@@ -5,6 +5,8 @@ export interface ClientTool {
   writes: boolean;
   /** Runs the tool; the text is what the model reads back. Never throws for bad arguments. */
   run(args: unknown): Promise<string>;
+  /** What an approval shows of a call (its raw arguments), when a tool can say it better than its name and JSON. */
+  summarize?(rawArguments: string): string;
 }
 
 export interface ToolCall {

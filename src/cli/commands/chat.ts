@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createClient, type Client } from '../../client/client.js';
 import { openChatMemory } from '../../chat/memory-adapter.js';
 import type { ChatMemory } from '../../chat/memory-port.js';
+import type { ClientTool } from '../../chat/types.js';
 import type { ChatSettings } from '../../tui/chat/session.js';
 import { ConnectionError } from '../../client/errors.js';
 import { chatDefaults } from '../../chat/defaults.js';
@@ -28,6 +29,12 @@ async function serverEmbeddingModel(client: Client): Promise<string> {
   return chatDefaults.embeddingModel;
 }
 
+/** `--admin-tools`: the API as tools, loaded only when asked for. */
+async function loadAdminTools(client: Client): Promise<ClientTool[]> {
+  const [{ loadManifest }, { adminTools }] = await Promise.all([import('../manifest.js'), import('../../chat/admin-tools.js')]);
+  return adminTools(await loadManifest(), client);
+}
+
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
@@ -44,12 +51,14 @@ export class ChatCommand extends SvcCommand {
       'When no server answers at a local API URL, the bundled one starts (data in ~/.svc).',
       'With stdin not a terminal, the question is read from stdin and the answer streamed as plain text.',
       'In the chat: /help lists commands and keys; Esc or Ctrl+C cancels an answer; Ctrl+D exits.',
+      'With --admin-tools the model may also call the API: one tool per `svc api` command (see `svc docs --json`), with your key. Reads run at once; anything that writes asks first (without a terminal: only with --yes).',
     ].join('\n\n'),
     examples: [
       ['Chat', 'svc chat'],
       ['Another model, a system prompt', 'svc chat --model openai/gpt-4o-mini --system "Answer briefly"'],
       ['One question from a script', 'echo "What is 2+2?" | svc chat'],
       ['Pick up the last conversation', 'svc chat --continue'],
+      ['Manage apps by asking', 'svc chat --admin-tools --model openai/gpt-4o-mini'],
     ],
   });
 
@@ -58,10 +67,15 @@ export class ChatCommand extends SvcCommand {
   tools = Option.Boolean('--tools', true, { description: 'Offer the memory tools to the model (--no-tools: do not)' });
   continue = Option.Boolean('--continue', false, { description: 'Resume the last conversation' });
   conversation = Option.String('--conversation', { description: 'Resume this conversation' });
+  adminTools = Option.Boolean('--admin-tools', false, {
+    description: 'Also offer the API as tools (every `svc api` command); those that write need approval',
+  });
   yes = Option.Boolean('--yes', false, { description: 'Without a terminal: allow tools that write' });
 
   async execute(): Promise<number> {
     const { stdin, stderr } = this.context;
+    // `--no-tools` turns every client tool off (the switch /tools toggles), admin tools included.
+    if (this.adminTools && !this.tools) throw new UsageError('--admin-tools offers tools: it cannot go with --no-tools.');
     let config;
     try {
       config = await this.config();
@@ -106,10 +120,11 @@ export class ChatCommand extends SvcCommand {
         maxFileBytes: values.max_file_bytes ?? chatDefaults.maxFileBytes,
       };
       memory = openChatMemory(join(config.home, 'memory.db'), client, values.embedding_model ?? (await serverEmbeddingModel(client)));
+      const extraTools = this.adminTools ? await loadAdminTools(client) : [];
       const resume = this.conversation ?? (this.continue ? memory.latest() : null);
       if (this.continue && !resume) stderr.write('svc: no earlier conversation to continue; starting a new one.\n');
-      if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory);
-      return await this.runScreen(client, settings, memory, resume);
+      if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory, extraTools);
+      return await this.runScreen(client, settings, memory, resume, extraTools);
     } catch (error) {
       return this.report(error);
     } finally {
@@ -119,7 +134,7 @@ export class ChatCommand extends SvcCommand {
   }
 
   /** One question from stdin, the answer to stdout; the exchange is remembered like any other. */
-  private async runPipe(client: Client, settings: Settings, memory: ChatMemory) {
+  private async runPipe(client: Client, settings: Settings, memory: ChatMemory, extraTools: ClientTool[]) {
     const { stdin, stdout, stderr } = this.context;
     const question = (await readAll(stdin)).trim();
     if (!question) throw new UsageError('No question on stdin.');
@@ -127,7 +142,7 @@ export class ChatCommand extends SvcCommand {
     process.once('SIGINT', () => controller.abort());
     const conversationId = memory.startConversation(settings.model);
     memory.append(conversationId, { role: 'user', content: question });
-    const tools = settings.toolsEnabled ? memory.tools(() => conversationId, async () => this.yes) : [];
+    const tools = settings.toolsEnabled ? [...memory.tools(() => conversationId, async () => this.yes), ...extraTools] : [];
     await runPipe({
       client,
       ...settings,
@@ -143,7 +158,7 @@ export class ChatCommand extends SvcCommand {
   }
 
   /** The Ink screen, loaded only here so no other command pays for it. */
-  private async runScreen(client: Client, settings: Settings, memory: ChatMemory, resume: string | null) {
+  private async runScreen(client: Client, settings: Settings, memory: ChatMemory, resume: string | null, extraTools: ClientTool[]) {
     const { launchChat } = await import('../../tui/chat/launch.js');
     const rows = process.stdout.rows ?? 24;
     await launchChat({
@@ -151,6 +166,7 @@ export class ChatCommand extends SvcCommand {
       memory,
       settings: { ...settings, liveRows: Math.max(4, rows - 8), redrawMs: 40 },
       resume,
+      extraTools,
       writeRaw: (text: string) => process.stdout.write(text),
     });
     return ExitCode.ok;

@@ -4,9 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { useMemoryFiles } from '../../../test/memory/helpers.js';
 import { pricedProvider, stallingAdapter } from '../../../test/helpers/providers.js';
 import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { adminTools } from '../../chat/admin-tools.js';
 import { chatMemory } from '../../chat/memory-adapter.js';
 import type { ChatMemory } from '../../chat/memory-port.js';
+import type { ClientTool } from '../../chat/types.js';
 import { createClient } from '../../client/client.js';
+import { buildManifest } from '../../contract/manifest.js';
 import { ChatApp } from './ChatApp.js';
 import type { ChatSettings } from './session.js';
 
@@ -43,7 +46,7 @@ const memoryFiles = useMemoryFiles();
 /** A real client-side memory in a temp file, embedding with a deterministic bag of words. */
 const openChatMemory = (): ChatMemory => chatMemory(memoryFiles.open().memory);
 
-function openChat(options: { on?: TestServer; memory?: ChatMemory; settings?: Partial<ChatSettings> } = {}) {
+function openChat(options: { on?: TestServer; memory?: ChatMemory; settings?: Partial<ChatSettings>; extraTools?: ClientTool[] } = {}) {
   const on = options.on ?? server;
   const exit = vi.fn();
   const app = render(
@@ -51,6 +54,7 @@ function openChat(options: { on?: TestServer; memory?: ChatMemory; settings?: Pa
       client={createClient({ baseUrl: on.url, apiKey: on.liveKey })}
       memory={options.memory ?? null}
       settings={{ ...SETTINGS, ...options.settings }}
+      extraTools={options.extraTools ?? []}
       exit={exit}
       writeRaw={() => {}}
     />,
@@ -325,5 +329,41 @@ describe('approval of a tool that writes', () => {
     await echoedAsText(chat);
     chat.send('/vault');
     await chat.shows('The vault is empty.');
+  });
+});
+
+describe('admin tools (--admin-tools)', () => {
+  const openAdminChat = () => openChat({ extraTools: adminTools(buildManifest(), createClient({ baseUrl: server.url, apiKey: server.liveKey })) });
+  const appNames = async (): Promise<string[]> =>
+    (await server.call('GET', '/api/v1/developer/apps')).body.data.map((app: { name: string }) => app.name);
+
+  /** Asks to create an app named `name`; the dialog shows the request, gets `key`, and `shown` follows. */
+  async function createAnswered(name: string, key: string, shown: string) {
+    const chat = openAdminChat();
+    chat.send(`!tool svc_api_developer_apps_create {"name":"${name}"}`);
+    await chat.shows('The model wants to run svc_api_developer_apps_create:');
+    expect(chat.screen()).toContain(`POST /api/v1/developer/apps {"name":"${name}"}`);
+    chat.press(key);
+    await chat.shows(shown);
+    await chat.idle();
+  }
+
+  it('a read runs without asking, and the answer shows its JSON', async () => {
+    const chat = openAdminChat();
+    const mark = chat.mark();
+    chat.send(`!tool svc_api_developer_apps_get {"app_uuid":"${server.appUuid}"}`);
+    await chat.shows('The tool svc_api_developer_apps_get returned:');
+    await chat.shows(server.appUuid);
+    expect(chat.drawnSince(mark)).not.toContain('wants to run');
+  });
+
+  it('a write asks first; d denies and nothing is created', async () => {
+    await createAnswered('Denied app', 'd', 'Declined svc_api_developer_apps_create.');
+    expect(await appNames()).not.toContain('Denied app');
+  });
+
+  it('a allows it once: the app is created', async () => {
+    await createAnswered('Allowed app', 'a', 'The tool svc_api_developer_apps_create returned:');
+    expect(await appNames()).toContain('Allowed app');
   });
 });

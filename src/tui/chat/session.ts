@@ -178,7 +178,9 @@ export function useChatSession(deps: ChatDeps) {
           signal: controller.signal,
           approve: (call, tool) =>
             // Vault saves ask with their own, more telling, summary (see tools()).
-            call.function.name === 'memory_vault_save' ? Promise.resolve(true) : approve(call, `${tool.definition.function.name}(${call.function.arguments})`),
+            call.function.name === 'memory_vault_save'
+              ? Promise.resolve(true)
+              : approve(call, tool.summarize?.(call.function.arguments) ?? `${tool.definition.function.name}(${call.function.arguments})`),
           onEvent: (event) => {
             if (event.type === 'delta') {
               liveText.current += event.text;

@@ -76,7 +76,7 @@ export const slashCommands: SlashCommand[] = [
   {
     name: 'tools',
     args: 'on|off',
-    description: 'offer the memory tools to the model, or not',
+    description: 'offer the tools (memory; the API with --admin-tools) to the model, or not',
     run(session, args) {
       if (args !== 'on' && args !== 'off') return session.notice(`Tools are ${session.state.toolsEnabled ? 'on' : 'off'}. Usage: /tools on|off`);
       session.dispatch({ type: 'tools', enabled: args === 'on' });
