@@ -151,6 +151,13 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
       if (found.status !== 'open' || found.expiresAt <= clock.now().toISOString()) {
         throw conflict('This checkout session has expired or was cancelled.', 'checkout_session_expired');
       }
+      if (found.kind === 'subscription') {
+        // Two checkouts opened before either was paid: the second would be a second subscription.
+        const current = await store.subscriptions.current(found.appUuid, found.address ?? '');
+        if (current?.status === 'active' && current.currentPeriodEnd > clock.now().toISOString()) {
+          throw conflict(`A ${current.tier} (${current.interval}) subscription is already active; this checkout can no longer be paid.`, 'already_subscribed');
+        }
+      }
       await processorOf.paySession(found);
       return found;
     },

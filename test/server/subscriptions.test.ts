@@ -228,3 +228,17 @@ describe('the customer portal (sandbox)', () => {
     expect((await fetch(portal.body.url.replace(/bps_\w+/, `bps_${'0'.repeat(32)}`))).status).toBe(404);
   });
 });
+
+describe('two subscription checkouts opened at once', () => {
+  it('only the first one paid starts a subscription; the second cannot be paid', async () => {
+    const s = await subscriber();
+    const first = await s.call('POST', '/checkout-session', { tier: 'starter', interval: 'month' });
+    const second = await s.call('POST', '/checkout-session', { tier: 'pro', interval: 'month' });
+    await fetch(`${first.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+    const refused = await fetch(`${second.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('already active');
+    expect(await s.status()).toMatchObject({ tier: 'starter' });
+    expect(await s.balance()).toBe(1000);
+  });
+});
