@@ -1,7 +1,8 @@
-import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import type { Store } from '../store/types.js';
+import { isSandboxIdp } from '../auth/identity-tokens.js';
 
 /** Identity tokens are ES256: the verification key must be a P-256 public key. */
 function parseVerificationKey(pem: string): KeyObject {
@@ -27,11 +28,21 @@ export function fingerprint(key: KeyObject): string {
   return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
 }
 
-export function createIdpService(deps: { store: Store; clock: Clock }) {
+export function createIdpService(deps: { store: Store; clock: Clock; sandboxKey: () => Promise<JsonWebKey> }) {
   const { store, clock } = deps;
+
+  /** The given key; for a sandbox id without one, the key this server signs sandbox tokens with. */
+  async function verificationKey(input: { idp_app_id: string; idp_verification_key?: string | undefined }): Promise<KeyObject> {
+    if (input.idp_verification_key !== undefined) return parseVerificationKey(input.idp_verification_key);
+    if (!isSandboxIdp(input.idp_app_id)) {
+      throw invalidRequest('idp_verification_key is required (a sandbox_ id needs none).', 'idp_verification_key', 'missing_field');
+    }
+    return createPublicKey({ key: await deps.sandboxKey(), format: 'jwk' });
+  }
+
   return {
-    async set(appUuid: string, input: { idp_app_id: string; idp_verification_key: string }) {
-      const key = parseVerificationKey(input.idp_verification_key);
+    async set(appUuid: string, input: { idp_app_id: string; idp_verification_key?: string | undefined }) {
+      const key = await verificationKey(input);
       const pem = key.export({ type: 'spki', format: 'pem' }).toString();
       const result = await store.apps.setIdp(
         appUuid,

@@ -20,7 +20,7 @@ import { createUsersService } from './users.js';
 import { createCreditsService } from './credits.js';
 import { createPaymentsService } from './payments.js';
 import { createPointsService, type PointsProgram } from './points.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type JsonWebKey } from 'node:crypto';
 import { createSandboxProcessor } from '../payments/sandbox.js';
 import type { PaymentProcessor } from '../payments/processor.js';
 import { createPlanCatalog, type PlanCatalog } from './subscriptions/plans.js';
@@ -80,7 +80,7 @@ export function createServices(deps: ServiceDeps) {
     auth: createAuthenticator({ ...deps, signingKeys }),
     apps: createAppsService(deps),
     apiKeys: createApiKeysService(deps),
-    idp: createIdpService(deps),
+    idp: createIdpService({ ...deps, sandboxKey: async () => (await signingKeys.current()).publicJwk as JsonWebKey }),
     users: createUsersService(deps),
     models: createModelsService(deps),
     chat: createChatService(inference),

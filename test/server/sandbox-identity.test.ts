@@ -95,6 +95,24 @@ describe('sandbox identity tokens', () => {
     expect(user.body).toMatchObject({ address: sandboxWalletOf(app.appUuid), credits: 5 });
   });
 
+  it('a sandbox_ id needs no verification key: the server’s own key is kept as the app’s', async () => {
+    const app = await createOwnerApp(t, { balanceCredits: 10 });
+    const idpAppId = `sandbox_${randomUUID()}`;
+    const set = await t.call('PUT', appPath(app.appUuid, 'idp'), { body: { idp_app_id: idpAppId } });
+    expectStatus(set, 200);
+    expect(set.body.key_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    const testKey = (await t.server.services.apiKeys.create(app.appUuid, { name: 'sandbox', is_test: true })).secret;
+    const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: testKey, body: {} });
+    expectStatus(issued, 200);
+    expectStatus(await balanceWith(t, issued.body.token), 200);
+  });
+
+  it('any other id still needs its verification key (400 naming it)', async () => {
+    const app = await createOwnerApp(t);
+    const refused = await t.call('PUT', appPath(app.appUuid, 'idp'), { body: { idp_app_id: 'real-idp-app' } });
+    expectApiError(refused, 400, { param: 'idp_verification_key', code: 'missing_field' });
+  });
+
   it('takes the wallet and lifetime asked for; the default wallet is the same on every call', async () => {
     const { app, issue } = await sandboxApp(t);
     const address = randomAddress();

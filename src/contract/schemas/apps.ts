@@ -88,7 +88,8 @@ export const IdpCreateBody = z.strictObject({
     .string()
     .min(1)
     .max(10_000)
-    .describe('Verification key for identity tokens (PEM, SPKI public key)'),
+    .optional()
+    .describe('Verification key for identity tokens (PEM, SPKI public key); not needed for a sandbox_ id, whose tokens this server signs'),
 });
 
 export const AppUser = z.object({
