@@ -55,6 +55,16 @@ async function paymentProcessor(env: NodeJS.ProcessEnv, plans: PlanCatalog) {
   return { processor: await createStripeProcessor({ secretKey, webhookSecret, apiUrl: env.SVC_STRIPE_API_URL }, plans) };
 }
 
+/**
+ * The sandbox processor's webhook secret: given, or a fresh one per process. Given, events can be
+ * signed from outside (scripts replaying deliveries, tests); too short a secret is refused.
+ */
+function webhookSecretOf(secret: string | undefined) {
+  if (secret === undefined) return {};
+  if (secret.length < 16) throw new Error('SVC_PAYMENT_WEBHOOK_SECRET must be at least 16 characters.');
+  return { webhookSecret: secret };
+}
+
 /** The points program from the environment; a rate that is not a positive number refuses to start. */
 function pointsProgram(url: string, rate = '1') {
   const creditsPerPoint = Number(rate);
@@ -82,7 +92,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       identityIssuer: settings.identityIssuer,
       rateLimits: { requestsPerMinute: settings.rateLimitRequestsPerMinute, tokensPerMinute: settings.rateLimitTokensPerMinute },
       maxBodyBytes: settings.maxBodyBytes,
-      ...(settings.paymentWebhookSecret ? { webhookSecret: settings.paymentWebhookSecret } : {}),
+      ...webhookSecretOf(settings.paymentWebhookSecret ?? env.SVC_PAYMENT_WEBHOOK_SECRET),
       ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
       ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
       log,

@@ -159,7 +159,10 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
         }
       }
       await processorOf.paySession(found);
-      return found;
+      // The page must not say "paid" unless the session was (a cancel may have come in between).
+      const after = await session(id);
+      if (after.status !== 'complete') throw conflict('This checkout session was cancelled before it was paid.', 'checkout_session_expired');
+      return after;
     },
 
     /** Sandbox: the buyer gives up; the session can no longer be paid. */

@@ -18,8 +18,8 @@ import type { Store } from '../types.js';
 /** The embedded default store: one SQLite file (or `:memory:`). */
 export function createSqliteStore(file: string): Store {
   const db = openDatabase(file);
-  const ledger = createLedger(db);
   const holds = createHolds();
+  const ledger = createLedger(db, holds);
   const keyCache = new Map();
   const metering = createMeteringRepository(db, ledger, holds);
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');

@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import type { Holds } from './holds.js';
 import { InsufficientFundsError, type Grant } from '../types.js';
 
 /**
@@ -6,7 +7,7 @@ import { InsufficientFundsError, type Grant } from '../types.js';
  * transaction; the `CHECK (balance_micro >= 0)` on accounts makes an overdraft impossible even if
  * a caller forgot to check first.
  */
-export function createLedger(db: Db) {
+export function createLedger(db: Db, holds: Holds) {
   const insertAccount = db.prepare('INSERT INTO accounts DEFAULT VALUES');
   const selectBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   const entryExists = db.prepare<[string, number], { id: number }>(
@@ -33,11 +34,12 @@ export function createLedger(db: Db) {
 
     /**
      * Moves `grant.amountMicro` (negative to take) into the account. Returns false, changing
-     * nothing, when this idempotency key has already moved this account.
+     * nothing, when this idempotency key has already moved this account. A debit may take only
+     * what requests in flight do not hold: a top-up must not spend what an answer will cost.
      */
     post(accountId: number, grant: Grant): boolean {
       if (entryExists.get(grant.idempotencyKey, accountId)) return false;
-      const available = balanceOf(accountId);
+      const available = balanceOf(accountId) - (grant.amountMicro < 0 ? holds.of(accountId) : 0);
       if (available + grant.amountMicro < 0) throw new InsufficientFundsError(available, -grant.amountMicro);
       const after = moveBalance.get(grant.amountMicro, accountId);
       if (!after) throw new Error(`no account ${accountId}`);

@@ -47,6 +47,9 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds): 
 
   /** One settlement: charge what the balance allows (never below zero), usage row, user spend. */
   const settleOne = db.transaction((item: PendingSettle) => {
+    // The hold ends as its charge is written, not before: until then no other request may
+    // reserve the credits this charge is about to take.
+    holds.release(item.accountId, item.heldMicro);
     const available = Math.max(0, balanceOf(item.accountId) - holds.of(item.accountId));
     const charged = Math.min(item.costMicro, available);
     if (charged > 0) {
@@ -80,7 +83,10 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds): 
         }
       })();
     } catch (error) {
-      batch.forEach((item) => item.reject(error));
+      batch.forEach((item) => {
+        holds.release(item.accountId, item.heldMicro);
+        item.reject(error);
+      });
       return;
     }
     batch.forEach((item, i) => {
@@ -101,8 +107,6 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds): 
 
     settle(payer, heldMicro, costMicro, usage) {
       const accountId = accountOf(payer);
-      // The hold ends now, so the charge can draw on the whole balance, never beyond it.
-      holds.release(accountId, heldMicro);
       return new Promise((resolve, reject) => {
         if (queue.length === 0) setImmediate(flush);
         queue.push({ accountId, heldMicro, costMicro, usage, resolve, reject });
