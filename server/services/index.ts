@@ -69,7 +69,8 @@ function createMoney(deps: ServiceDeps) {
 /** Every service, wired once per server. */
 export function createServices(deps: ServiceDeps) {
   const signingKeys = createSigningKeysService(deps);
-  const limiter = createRateLimitService(deps);
+  const money = createMoney(deps);
+  const limiter = createRateLimitService({ ...deps, planMultiplier: money.subscriptions.planMultiplier });
   // Inference counts tokens against the rate limits as it settles.
   const inference = { ...deps, limiter, pooledHolds: new Map<string, number>() };
   return {
@@ -94,7 +95,7 @@ export function createServices(deps: ServiceDeps) {
     tasks: createTasksService(),
     credits: createCreditsService(deps),
     points: createPointsService({ ...deps, points: deps.points ?? null }),
-    ...createMoney(deps),
+    ...money,
   };
 }
 

@@ -20,22 +20,37 @@ export function rateSubject(principal: { kind: 'api_key'; keyId: string } | { ki
  * own (`rate_limit_rpm`, `rate_limit_tpm`). Fixed one-minute windows on the server's clock; the
  * counters live behind the store interface.
  */
-export function createRateLimitService(deps: { store: Store; clock: Clock; rateLimits: RateLimitDefaults }) {
+/** The subscriber a rate subject belongs to: the app for a key, the user for a user. */
+function subscriberOf(subject: string, app: AppRecord): { appUuid: string; address: string } {
+  const userPrefix = `user:${app.appUuid}/`;
+  return { appUuid: app.appUuid, address: subject.startsWith(userPrefix) ? subject.slice(userPrefix.length) : '' };
+}
+
+export function createRateLimitService(deps: {
+  store: Store;
+  clock: Clock;
+  rateLimits: RateLimitDefaults;
+  /** How much the subscriber's plan raises its limits (1 without a subscription). */
+  planMultiplier?: (subscriber: { appUuid: string; address: string }) => Promise<number>;
+}) {
   const window = () => {
     const now = deps.clock.now().getTime();
     const start = Math.floor(now / MINUTE) * MINUTE;
     return { start, resetSeconds: Math.max(1, Math.ceil((start + MINUTE - now) / 1000)) };
   };
-  const limitsOf = (app: AppRecord) => ({
-    requests: app.rateLimitRpm ?? deps.rateLimits.requestsPerMinute,
-    tokens: app.rateLimitTpm ?? deps.rateLimits.tokensPerMinute,
-  });
+  const limitsOf = async (subject: string, app: AppRecord) => {
+    const times = (await deps.planMultiplier?.(subscriberOf(subject, app))) ?? 1;
+    return {
+      requests: (app.rateLimitRpm ?? deps.rateLimits.requestsPerMinute) * times,
+      tokens: (app.rateLimitTpm ?? deps.rateLimits.tokensPerMinute) * times,
+    };
+  };
 
   const exceeded = (what: string, limit: number, resetSeconds: number, headers: Record<string, string>) =>
     new ApiError(
       429,
       'rate_limit_exceeded',
-      `Rate limit reached: ${limit} ${what} per minute. Retry in ${resetSeconds} s, or raise the app's limit (rate_limit_rpm, rate_limit_tpm).`,
+      `Rate limit reached: ${limit} ${what} per minute. Retry in ${resetSeconds} s, raise the app's limit (rate_limit_rpm, rate_limit_tpm), or subscribe to a plan that raises it.`,
       'rate_limit_exceeded',
       null,
       { ...headers, 'retry-after': String(resetSeconds) },
@@ -49,7 +64,7 @@ export function createRateLimitService(deps: { store: Store; clock: Clock; rateL
     async countRequest(principal: Principal): Promise<Record<string, string>> {
       const { start, resetSeconds } = window();
       const subject = rateSubject(principal);
-      const limits = limitsOf(principal.app);
+      const limits = await limitsOf(subject, principal.app);
       const requests = await deps.store.rateCounters.add(`requests:${subject}`, start, 1);
       const tokens = await deps.store.rateCounters.get(`tokens:${subject}`, start);
       const headers = {
@@ -66,7 +81,7 @@ export function createRateLimitService(deps: { store: Store; clock: Clock; rateL
     /** Before inference: a caller whose tokens this minute have reached the limit waits (429). */
     async checkTokens(subject: string, app: AppRecord): Promise<void> {
       const { start, resetSeconds } = window();
-      const limit = limitsOf(app).tokens;
+      const limit = (await limitsOf(subject, app)).tokens;
       if ((await deps.store.rateCounters.get(`tokens:${subject}`, start)) >= limit) {
         throw exceeded('tokens', limit, resetSeconds, {});
       }

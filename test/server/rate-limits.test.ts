@@ -31,6 +31,23 @@ describe('rate limits: requests per minute', () => {
     expectStatus(await t.call('GET', APPS, { key: t.testKey }), 200);
   });
 
+  it('a subscription raises the limits (pro: five times), from the moment it starts to its end', async () => {
+    expect((await t.call('GET', APPS)).headers.get('x-ratelimit-limit')).toBe('3');
+    const session = await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier: 'pro', interval: 'month' } });
+    await fetch(`${session.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+    t.clock.advance(60_000);
+    const raised = await t.call('GET', APPS);
+    expect(raised.headers.get('x-ratelimit-limit')).toBe('15');
+    expect(raised.headers.get('x-ratelimit-limit-tokens')).toMatch(/^\d+$/);
+    for (let i = 0; i < 14; i++) expectStatus(await t.call('GET', APPS), 200);
+    expectApiError(await t.call('GET', APPS), 429);
+    t.clock.advance(60_000);
+    expectStatus(await t.call('POST', `${API}/subscriptions/cancel`), 200);
+    t.clock.advance(32 * 24 * 60 * 60 * 1000);
+    await t.server.services.billingClock.idle();
+    expect((await t.call('GET', APPS)).headers.get('x-ratelimit-limit')).toBe('3');
+  });
+
   it('an app can set its own limit, and null goes back to the server default', async () => {
     expectStatus(await t.call('PATCH', appPath(t.appUuid), { body: { rate_limit_rpm: 10 }, key: t.testKey }), 200);
     for (let i = 0; i < 5; i++) expectStatus(await t.call('GET', APPS), 200);

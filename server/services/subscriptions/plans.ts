@@ -7,6 +7,8 @@ export interface Plan {
   priceId: string;
   /** Credits granted for each month the plan runs (a year plan: twelve months' worth at once). */
   monthlyCredits: number;
+  /** How many times the default rate limits (requests and tokens per minute) the subscriber gets. */
+  rateLimitMultiplier: number;
   features: string[];
 }
 
@@ -20,11 +22,13 @@ export const monthsIn = (interval: BillingInterval) => MONTHS[interval];
 /** The credits one period of a plan grants. */
 export const periodCredits = (plan: Plan) => plan.monthlyCredits * monthsIn(plan.interval);
 
+const STARTER = { tier: 'starter', monthlyCredits: 1_000, rateLimitMultiplier: 2 } as const;
+const PRO = { tier: 'pro', monthlyCredits: 4_000, rateLimitMultiplier: 5 } as const;
 const BASE: Omit<Plan, 'priceId'>[] = [
-  { tier: 'starter', interval: 'month', priceUsdCents: 900, monthlyCredits: 1_000, features: ['1,000 credits a month'] },
-  { tier: 'starter', interval: 'year', priceUsdCents: 9_000, monthlyCredits: 1_000, features: ['12,000 credits a year, granted at the start', 'two months free'] },
-  { tier: 'pro', interval: 'month', priceUsdCents: 2_900, monthlyCredits: 4_000, features: ['4,000 credits a month'] },
-  { tier: 'pro', interval: 'year', priceUsdCents: 29_000, monthlyCredits: 4_000, features: ['48,000 credits a year, granted at the start', 'two months free'] },
+  { ...STARTER, interval: 'month', priceUsdCents: 900, features: ['1,000 credits a month', 'rate limits ×2'] },
+  { ...STARTER, interval: 'year', priceUsdCents: 9_000, features: ['12,000 credits a year, granted at the start', 'rate limits ×2', 'two months free'] },
+  { ...PRO, interval: 'month', priceUsdCents: 2_900, features: ['4,000 credits a month', 'rate limits ×5'] },
+  { ...PRO, interval: 'year', priceUsdCents: 29_000, features: ['48,000 credits a year, granted at the start', 'rate limits ×5', 'two months free'] },
 ];
 
 /**

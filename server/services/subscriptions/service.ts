@@ -53,6 +53,25 @@ export function createSubscriptionsService(deps: {
 }) {
   const { store, clock, plans, processor, payments } = deps;
 
+  // The plan's rate-limit multiplier is asked on every request: cached per subscriber for a
+  // minute (never past the period's end), and dropped whenever a state is applied.
+  const multipliers = new Map<string, { times: number; until: number }>();
+  const MULTIPLIER_TTL_MS = 60_000;
+  const subscriberKey = (sub: { appUuid: string; address: string }) => `${sub.appUuid}/${sub.address}`;
+
+  async function planMultiplier(subscriber: { appUuid: string; address: string }): Promise<number> {
+    const now = clock.now();
+    const cached = multipliers.get(subscriberKey(subscriber));
+    if (cached && now.getTime() < cached.until) return cached.times;
+    const sub = await store.subscriptions.current(subscriber.appUuid, subscriber.address);
+    const running = sub !== null && runningAt(sub, now);
+    const times = running ? plans.find(sub.tier, sub.interval).rateLimitMultiplier : 1;
+    const until = Math.min(now.getTime() + MULTIPLIER_TTL_MS, running ? Date.parse(sub.currentPeriodEnd) : Infinity);
+    if (multipliers.size >= 100_000) multipliers.clear();
+    multipliers.set(subscriberKey(subscriber), { times, until });
+    return times;
+  }
+
   function present(sub: SubscriptionRecord | null): Status {
     const now = clock.now();
     if (!sub) {
@@ -143,6 +162,7 @@ export function createSubscriptionsService(deps: {
       updatedAt: at,
     });
     if (result === 'conflict') return existing;
+    multipliers.delete(subscriberKey(subject));
     let record = result.record;
     // A downgrade is planned for the period end; once a new period has begun it has happened.
     if (result.applied && existing?.scheduledDowngrade && record.currentPeriodStart > existing.currentPeriodStart) {
@@ -193,6 +213,7 @@ export function createSubscriptionsService(deps: {
 
   return {
     applyState,
+    planMultiplier,
 
     /** A paid invoice: the period's credits (for a new subscription or a new period), and the charge in the billing history. */
     async invoicePaid(invoice: Extract<PaymentEvent, { kind: 'invoice_paid' }>) {
