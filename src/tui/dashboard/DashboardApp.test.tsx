@@ -1,0 +1,135 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, useTestServer } from '../../../test/helpers/api.js';
+import { SCREENS } from './screens.js';
+import { KEY, openDashboard, serverApi } from './testing.js';
+
+/** The frame around the screens: tabs, keys between screens, help, leaving, the terminal's size. */
+const t = useTestServer();
+afterEach(() => cleanup());
+
+const open = (size?: { columns: number; rows: number }) => openDashboard({ api: serverApi(t), now: () => t.clock.now(), size });
+
+/** The highlighted tab (drawn inverse, so known from the screen's own title). */
+const titles: Record<string, string> = {
+  apps: 'Apps (',
+  keys: 'API keys of',
+  users: 'Users of',
+  usage: 'Usage of',
+  credits: 'Balance',
+  subscription: 'Subscription',
+};
+
+describe('moving between screens', () => {
+  it('number keys go to each screen; each one fits 80×24', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    for (const [index, screen] of SCREENS.entries()) {
+      dash.press(String(index + 1));
+      await dash.shows(titles[screen.id] as string);
+    }
+    dash.expectFits();
+  });
+
+  it('Tab goes forward, Shift+Tab back, round the ends', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press(KEY.tab);
+    await dash.shows('API keys of Default app');
+    dash.press(KEY.shiftTab);
+    await dash.shows('Apps (1)');
+    dash.press(KEY.shiftTab);
+    await dash.shows(titles.subscription as string);
+    dash.press(KEY.tab);
+    await dash.shows('Apps (1)');
+  });
+
+  it('Esc goes back through the screens visited', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('3');
+    await dash.shows('Users of');
+    dash.press('5');
+    await dash.shows('Balance');
+    dash.press(KEY.esc);
+    await dash.shows('Users of');
+    dash.press(KEY.esc);
+    await dash.shows('Apps (1)');
+    dash.press(KEY.esc);
+    await dash.shows('Apps (1)');
+    expect(dash.exit).not.toHaveBeenCalled();
+  });
+
+  it('starts on the screen asked for', async () => {
+    const dash = openDashboard({ api: serverApi(t), screen: 'credits' });
+    await dash.shows('Balance 100');
+  });
+
+  it('keys that come faster than the screen redraws build on each other', async () => {
+    await createApp(t, { name: 'Fast' });
+    const dash = open();
+    await dash.shows('Fast');
+    const second = (await t.call('GET', '/api/v1/developer/apps')).body.data[1].name as string;
+    dash.press(KEY.down, KEY.enter);
+    await dash.shows(`API keys of ${second}`);
+  });
+});
+
+describe('help and leaving', () => {
+  it('? shows every key of this screen and everywhere, and fits; ? or Esc closes it', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('?');
+    await dash.shows('Everywhere');
+    for (const text of ['Ctrl+C', 'Shift+Tab', '1–6', 'go to a screen', 'n  new app', 'd  delete', 'PgDn', 'Enter  select']) {
+      expect(dash.screen()).toContain(text);
+    }
+    dash.expectFits();
+    dash.press('?');
+    await dash.hides('Everywhere');
+    dash.press('4', '?');
+    await dash.shows(/Everywhere +Usage\n/);
+    expect(dash.screen()).toContain('m  credits/requests');
+    dash.press(KEY.esc);
+    await dash.hides('Everywhere');
+    expect(dash.screen()).toContain('Usage of');
+  });
+
+  it('q quits; so does Ctrl+C, even in a dialog', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('q');
+    expect(dash.exit).toHaveBeenCalledTimes(1);
+    const other = open();
+    await other.shows('Apps (1)');
+    other.press('n');
+    await other.shows('New app');
+    other.press(KEY.ctrlC);
+    expect(other.exit).toHaveBeenCalledTimes(1);
+  });
+
+  it('a dialog has every key: q, digits and ? are typed, not obeyed', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('n');
+    await dash.shows('New app');
+    dash.type('q?2');
+    await dash.shows('Name          q?2');
+    expect(dash.exit).not.toHaveBeenCalled();
+    expect(dash.screen()).not.toContain('Everywhere');
+  });
+});
+
+describe('the size of the terminal', () => {
+  it('a smaller terminal (60×16) still gets every screen within it', async () => {
+    const dash = open({ columns: 60, rows: 16 });
+    await dash.shows('Apps (1)');
+    for (const index of [2, 3, 4, 5, 6]) {
+      dash.press(String(index));
+      await dash.shows(titles[SCREENS[index - 1]?.id ?? ''] as string);
+    }
+    dash.press('?');
+    await dash.shows('Everywhere');
+    dash.expectFits();
+  });
+});

@@ -1,0 +1,53 @@
+import type { Key } from 'ink';
+import { describe, expect, it } from 'vitest';
+import { actionIn, globalBindings, listBindings, screenBindings } from './keys.js';
+import { SCREEN_IDS } from './screens.js';
+
+const key = (over: Partial<Key> = {}): Key =>
+  ({
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
+    ...over,
+  }) as Key;
+
+describe('the key tables', () => {
+  it('give no screen a key that a global or list key already has, nor one key twice', () => {
+    const taken = new Set([...globalBindings, ...listBindings].map((binding) => binding.keys));
+    for (const screen of SCREEN_IDS) {
+      const own = screenBindings[screen].map((binding) => binding.keys);
+      expect(own.filter((keys) => taken.has(keys)), screen).toEqual([]);
+      expect(new Set(own).size, screen).toBe(own.length);
+    }
+  });
+
+  it('read the keys as a terminal sends them', () => {
+    expect(actionIn(globalBindings, 'q', key())).toBe('quit');
+    expect(actionIn(globalBindings, 'c', key({ ctrl: true }))).toBe('exit');
+    expect(actionIn(globalBindings, '', key({ tab: true }))).toBe('next');
+    expect(actionIn(globalBindings, '', key({ tab: true, shift: true }))).toBe('prev');
+    expect(actionIn(globalBindings, '3', key())).toBe('users');
+    expect(actionIn(globalBindings, '7', key())).toBeNull();
+    expect(actionIn(listBindings, '', key({ pageDown: true }))).toBe('pageDown');
+    expect(actionIn(screenBindings.apps, 'n', key())).toBe('create');
+    // Alt+n is not n.
+    expect(actionIn(screenBindings.apps, 'n', key({ meta: true }))).toBeNull();
+  });
+});

@@ -1,0 +1,23 @@
+/**
+ * The dashboard's screens, in tab order. Plain data (no Ink), so `svc dashboard <screen>` can
+ * check its argument without loading the screens.
+ */
+export const SCREENS = [
+  { id: 'apps', title: 'Apps' },
+  { id: 'keys', title: 'Keys' },
+  { id: 'users', title: 'Users' },
+  { id: 'usage', title: 'Usage' },
+  { id: 'credits', title: 'Credits' },
+  { id: 'subscription', title: 'Subscription' },
+] as const;
+
+export type ScreenId = (typeof SCREENS)[number]['id'];
+
+export const SCREEN_IDS: readonly ScreenId[] = SCREENS.map((screen) => screen.id);
+
+export function isScreenId(value: string): value is ScreenId {
+  return (SCREEN_IDS as readonly string[]).includes(value);
+}
+
+/** The screens that show one app: they need an app to be selected. */
+export const APP_SCREENS: readonly ScreenId[] = ['keys', 'users', 'usage'];

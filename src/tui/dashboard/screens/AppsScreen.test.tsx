@@ -1,0 +1,114 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, getApp, useTestServer } from '../../../../test/helpers/api.js';
+import { KEY, openDashboard, serverApi } from '../testing.js';
+
+const t = useTestServer();
+afterEach(() => cleanup());
+
+const open = () => openDashboard({ api: serverApi(t) });
+
+describe('the Apps screen', () => {
+  it('lists the apps with their balance, and fits 80×24', async () => {
+    await createApp(t, { name: 'Second app', default_user_credits: 5, allowed_origins: ['https://a.example'] });
+    const dash = open();
+    await dash.shows('Second app');
+    expect(dash.screen()).toContain('Apps (2)');
+    expect(dash.line('Second app')).toMatch(/Second app\s+standard\s+0\s+5\s+1\s+2026-03-01/);
+    expect(dash.screen()).toContain('1 Apps');
+    expect(dash.screen()).toContain('n new app');
+    dash.expectFits();
+  });
+
+  it('creates an app from the form; a value the server refuses is shown in the form, which stays open', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('n');
+    await dash.shows('New app');
+    dash.type('Shop');
+    dash.press(KEY.enter, KEY.right, KEY.enter, KEY.ctrlU);
+    dash.type('lots');
+    dash.press(KEY.enter, KEY.enter);
+    // Refused before sending: the cursor goes back to the field.
+    await dash.shows('User credits must be a number.');
+    expect(dash.line('User credits')).toMatch(/› User credits/);
+    dash.press(KEY.ctrlU);
+    dash.type('2.5');
+    dash.press(KEY.enter);
+    dash.type('not-an-origin');
+    dash.press(KEY.enter);
+    // Refused by the server: its 400 names the field, and the dialog stays open on it.
+    await dash.shows(/✖ .*origin/);
+    expect(dash.screen()).toContain('New app');
+    expect(dash.line('Origins')).toMatch(/› Origins/);
+    dash.press(KEY.ctrlU);
+    dash.type('https://shop.example, http://localhost:3000');
+    dash.press(KEY.enter);
+    await dash.shows('Created Shop.');
+    expect(dash.line('Shop')).toMatch(/Shop\s+pooled\s+0\s+2\.5\s+2/);
+    dash.expectFits();
+  });
+
+  it('edits an app: name, user credits and origins', async () => {
+    const created = await createApp(t, { name: 'Old name', allowed_origins: ['https://old.example'] });
+    const dash = open();
+    await dash.shows('Old name');
+    await dash.pick('Old name');
+    dash.press('e');
+    await dash.shows('Edit Old name');
+    dash.press(KEY.ctrlU);
+    dash.type('New name');
+    dash.press(KEY.enter, KEY.ctrlU);
+    dash.type('7');
+    dash.press(KEY.enter, KEY.ctrlU, KEY.enter);
+    await dash.shows('Saved New name.');
+    const app = await getApp(t, created.app_uuid);
+    expect(app).toMatchObject({ name: 'New name', default_user_credits: 7, allowed_origins: [] });
+  });
+
+  it('deletes an app only when its name is typed', async () => {
+    const created = await createApp(t, { name: 'Doomed' });
+    const dash = open();
+    await dash.shows('Doomed');
+    await dash.pick('Doomed');
+    dash.press('d');
+    await dash.shows('Delete the app Doomed?');
+    dash.type('Doome');
+    dash.press(KEY.enter);
+    await dash.shows('Type Doomed exactly to confirm');
+    expect((await t.call('GET', `/api/v1/developer/apps/${created.app_uuid}`)).status).toBe(200);
+    dash.type('d');
+    dash.press(KEY.enter);
+    await dash.shows('Deleted Doomed.');
+    expect(dash.screen()).toContain('Apps (1)');
+    expect((await t.call('GET', `/api/v1/developer/apps/${created.app_uuid}`)).status).toBe(404);
+  });
+
+  it('Esc leaves a dialog without changing anything', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('d');
+    await dash.shows('Delete the app');
+    dash.press(KEY.esc);
+    await dash.hides('Delete the app');
+    expect(dash.screen()).toContain('Apps (1)');
+    expect(dash.exit).not.toHaveBeenCalled();
+  });
+
+  it('Enter picks an app and opens its keys', async () => {
+    await createApp(t, { name: 'Picked' });
+    const dash = open();
+    await dash.shows('Picked');
+    await dash.openApp('Picked');
+    expect(dash.screen()).toContain('App: Picked');
+  });
+
+  it('an app list that cannot load says why, and r tries again', async () => {
+    const dash = openDashboard({ api: serverApi(t, 'svc_live_' + 'A'.repeat(40)) });
+    await dash.shows(/Could not load apps: [\s\S]*svc auth login/);
+    expect(dash.screen()).toContain('r tries again');
+    dash.press('r');
+    await dash.shows('Could not load apps');
+    dash.expectFits();
+  });
+});

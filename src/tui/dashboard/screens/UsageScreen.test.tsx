@@ -1,0 +1,113 @@
+import { cleanup } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { API, appPath, chatWith, createApp, expectStatus, useTestServer } from '../../../../test/helpers/api.js';
+import { pricedProvider } from '../../../../test/helpers/providers.js';
+import { ApiRequestError } from '../../../client/errors.js';
+import { openDashboard, serverApi } from '../testing.js';
+
+// A paid model beside the free local one, so requests cost visible credits.
+const t = useTestServer({ providers: [pricedProvider()] });
+afterEach(() => cleanup());
+
+const DAY = 24 * 3_600_000;
+
+/** Usage of the bootstrap app: 3 paid requests two days ago, 2 free ones today, 1 by a signed-in user. */
+async function makeUsage() {
+  const ask = (model: string) =>
+    t.call('POST', `${API}/chat/completions`, { body: { model, max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] } });
+  t.clock.advance(-2 * DAY);
+  for (let i = 0; i < 3; i++) expectStatus(await ask('paid/echo'), 200);
+  t.clock.advance(2 * DAY);
+  for (let i = 0; i < 2; i++) expectStatus(await ask('local/echo'), 200);
+  expectStatus(await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: 'sandbox_usage' } }), 200);
+  const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: {} });
+  expectStatus(issued, 200);
+  expectStatus(await chatWith(t, issued.body.token), 200);
+  // The window ends now, and excludes that instant: let the test clock move on a minute.
+  t.clock.advance(60_000);
+  return { user: issued.body.address as string };
+}
+
+const open = (api = serverApi(t)) => openDashboard({ api, screen: 'usage', now: () => t.clock.now() });
+
+describe('the Usage screen', () => {
+  it('charts credits per day over 30 days, with the models and the top users, in 80×24', async () => {
+    const { user } = await makeUsage();
+    const dash = open();
+    await dash.shows('Usage of Default app, last 30 days');
+    await dash.shows('6 requests');
+    expect(dash.screen()).toMatch(/2026-01-30 – 2026-03-01: 6 requests · [\d.]+ credits/);
+    // What a bar counts, the bars, the value axis and the first and last day.
+    expect(dash.screen()).toContain('credits per day');
+    expect(dash.screen()).toMatch(/┤.*█/);
+    expect(dash.screen()).toMatch(/0 └─+/);
+    expect(dash.screen()).toMatch(/ 01-30 +03-01\n/);
+    expect(dash.line('paid/echo')).toMatch(/paid\/echo\s+3\s+[\d.]+/);
+    expect(dash.line('local/echo')).toMatch(/local\/echo\s+3\s+0/);
+    expect(dash.line('API keys')).toMatch(/API keys\s+5\s+[\d.]+/);
+    expect(dash.screen()).toContain(user.slice(0, 12));
+    dash.expectFits();
+  });
+
+  it('m switches to requests, g to hours, w through the windows', async () => {
+    await makeUsage();
+    const dash = open();
+    await dash.shows('6 requests');
+    dash.press('m');
+    await dash.shows('requests per day');
+    expect(dash.screen()).toContain('Usage of Default app, last 30 days');
+    dash.press('g');
+    await dash.shows('Usage of Default app, last 3 days');
+    // 72 hours fit the columns: a bar an hour, from the hour the window starts in.
+    await dash.shows('requests per hour');
+    expect(dash.screen()).toMatch(/ 02-26 12h +03-01 12h\n/);
+    dash.press('w');
+    // 168 hours do not: two hours a bar.
+    await dash.shows('Usage of Default app, last 7 days');
+    await dash.shows('requests per 3 hours');
+    dash.press('w');
+    await dash.shows('Usage of Default app, last 24 hours');
+    await dash.shows(': 3 requests');
+    // Back to days (24 hours was the first hourly window: 7 days is the first daily one), then the next.
+    dash.press('g', 'w');
+    await dash.shows('Usage of Default app, last 30 days');
+    await dash.shows('requests per day');
+    dash.expectFits();
+  });
+
+  it('says when the window has no requests', async () => {
+    const dash = open();
+    await dash.shows('No requests to Default app in this window.');
+    dash.expectFits();
+  });
+
+  it('per-model figures exist only for the app of the key in use; other apps say so', async () => {
+    await makeUsage();
+    await createApp(t, { name: 'Other app' });
+    const dash = openDashboard({ api: serverApi(t), now: () => t.clock.now() });
+    await dash.openApp('Other app');
+    dash.press('4');
+    await dash.shows('Usage of Other app');
+    await dash.shows('The API reports models only');
+    expect(dash.screen()).toContain('for the app of the key in use.');
+    dash.expectFits();
+  });
+
+  it('a failed load says why inside the screen; r loads again', async () => {
+    const api = serverApi(t);
+    let fail = true;
+    const flaky = {
+      ...api,
+      usage: (...args: Parameters<typeof api.usage>) =>
+        fail
+          ? Promise.reject(new ApiRequestError(503, { error: { message: 'Usage is resting.', type: 'api_error', code: null, param: null } }, null))
+          : api.usage(...args),
+    };
+    const dash = open(flaky);
+    await dash.shows('Could not load usage: Usage is resting.');
+    dash.expectFits();
+    fail = false;
+    dash.press('r');
+    await dash.shows('No requests to Default app in this window.');
+  });
+});

@@ -1,0 +1,45 @@
+import { Box, Text } from 'ink';
+import { PageTable } from '../components/PageTable.js';
+import type { Column } from '../components/Table.js';
+import { credits } from '../format.js';
+import type { ScreenProps } from '../session.js';
+import { NoApp } from './NoApp.js';
+import { useUsersScreen } from './users.js';
+
+const COLUMNS: Column[] = [
+  { title: 'Address' },
+  { title: 'Balance', width: 10, align: 'right' },
+  { title: 'Limit', width: 10, align: 'right' },
+  { title: 'Spent', width: 10, align: 'right' },
+];
+
+export function UsersScreen({ session, width, height }: ScreenProps) {
+  const screen = useUsersScreen(session, height - 3);
+  session.registerKeys('users', screen.handle);
+  if (!screen.app) return <NoApp session={session} />;
+  const page = screen.resource.status === 'ready' ? screen.resource.data : null;
+  return (
+    <Box flexDirection="column">
+      <Text bold wrap="truncate-end">
+        Users of {screen.app.name}
+        {page ? ` (${page.total}${page.items.length < page.total ? `, the first ${page.items.length} shown` : ''})` : ''}
+        <Text dimColor> · credits; Enter tops up</Text>
+      </Text>
+      <PageTable
+        resource={screen.resource}
+        what="users"
+        empty={`${screen.app.name} has no users yet. A user appears on first sign-in with an identity token, or when you add one (n).`}
+        columns={COLUMNS}
+        cells={(user) => [
+          user.address,
+          credits(user.credits),
+          user.credit_limit === null ? '—' : credits(user.credit_limit),
+          credits(user.spent_credits),
+        ]}
+        cursor={screen.cursor.index}
+        height={height - 1}
+        width={width}
+      />
+    </Box>
+  );
+}

@@ -1,0 +1,81 @@
+import type { App } from '../api.js';
+import { readList, readNumber } from '../fields.js';
+import type { FieldSpec } from '../form.js';
+import { createForm } from '../form.js';
+import type { ScreenAction } from '../keys.js';
+import { confirmModal, type FormModal } from '../modal.js';
+import type { DashboardSession } from '../session.js';
+import { dataOf } from '../use-resource.js';
+import { useCursor } from '../use-cursor.js';
+
+const fields = (app?: App): FieldSpec[] => [
+  { name: 'name', label: 'Name', initial: app?.name ?? '' },
+  ...(app ? [] : [{ name: 'app_type', label: 'Type', options: ['standard', 'pooled_api'], hint: 'pooled_api: the app pays, capped per user' }]),
+  {
+    name: 'default_user_credits',
+    label: 'User credits',
+    initial: String(app?.default_user_credits ?? 0),
+    hint: 'credits each new user starts with (1 credit = $0.01)',
+  },
+  {
+    name: 'allowed_origins',
+    label: 'Origins',
+    initial: app?.allowed_origins.join(', ') ?? '',
+    hint: 'CORS origins for API-key requests, comma-separated; empty: none',
+  },
+];
+
+/** The Apps screen: the list is the session's (other screens need the selected app). */
+export function useAppsScreen(session: DashboardSession, visibleRows: number) {
+  const { api, apps } = session;
+  const list = dataOf(apps.resource)?.items ?? [];
+  const cursor = useCursor(list.length, visibleRows);
+
+  const form = (app?: App): FormModal => ({
+    kind: 'form',
+    title: app ? `Edit ${app.name}` : 'New app',
+    form: createForm(fields(app)),
+    submitLabel: app ? 'save' : 'create',
+    async submit(values) {
+      const changes = {
+        name: values.name ?? '',
+        default_user_credits: readNumber(values, 'default_user_credits', 'User credits'),
+        allowed_origins: readList(values, 'allowed_origins'),
+      };
+      const saved = app
+        ? await api.updateApp(app.app_uuid, changes)
+        : await api.createApp({ ...changes, app_type: values.app_type === 'pooled_api' ? 'pooled_api' : 'standard' });
+      await apps.reload();
+      session.flash('info', app ? `Saved ${saved.name}.` : `Created ${saved.name}. Enter on it opens its keys.`);
+    },
+  });
+
+  const remove = (app: App) =>
+    confirmModal({
+      title: `Delete the app ${app.name}?`,
+      lines: ['Its keys stop working at once; its users and usage go with it.'],
+      typed: app.name,
+      confirmLabel: 'delete it',
+      async run() {
+        await api.deleteApp(app.app_uuid);
+        await apps.reload();
+        session.flash('info', `Deleted ${app.name}.`);
+      },
+    });
+
+  const handle = (action: ScreenAction<'apps'>) => {
+    if (cursor.move(action)) return;
+    const current = list[cursor.current()];
+    if (action === 'refresh') return void apps.reload();
+    if (action === 'create') return session.openModal(form());
+    if (!current) return;
+    if (action === 'select') {
+      session.dispatch({ type: 'app', app: { app_uuid: current.app_uuid, name: current.name } });
+      return session.go('keys');
+    }
+    if (action === 'edit') return session.openModal(form(current));
+    if (action === 'delete') return session.openModal(remove(current));
+  };
+
+  return { resource: apps.resource, list, cursor, handle };
+}

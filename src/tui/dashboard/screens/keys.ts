@@ -1,0 +1,58 @@
+import type { ApiKey } from '../api.js';
+import { createForm } from '../form.js';
+import type { ScreenAction } from '../keys.js';
+import { confirmModal, type FormModal } from '../modal.js';
+import type { DashboardSession } from '../session.js';
+import type { SelectedApp } from '../state.js';
+import { useCursor } from '../use-cursor.js';
+import { dataOf } from '../use-resource.js';
+import { useAppResource } from './use-app-resource.js';
+
+/** The selected app's API keys: create one (its secret is shown once), delete one. */
+export function useKeysScreen(session: DashboardSession, visibleRows: number) {
+  const { api } = session;
+  const { app, resource, reload } = useAppResource(session, (selected) => session.api.keys(selected.app_uuid));
+  const list = dataOf(resource)?.items ?? [];
+  const cursor = useCursor(list.length, visibleRows);
+
+  const create = (target: SelectedApp): FormModal => ({
+    kind: 'form',
+    title: `New key for ${target.name}`,
+    form: createForm([
+      { name: 'name', label: 'Name', initial: 'default' },
+      { name: 'is_test', label: 'Kind', options: ['live', 'test'], hint: 'test keys reach only the sandbox and never spend money' },
+    ]),
+    submitLabel: 'create',
+    async submit(values) {
+      const created = await api.createKey(target.app_uuid, { name: values.name ?? '', is_test: values.is_test === 'test' });
+      await reload();
+      return {
+        kind: 'secret',
+        title: `Key ${created.name} (${created.is_test ? 'test' : 'live'}) for ${target.name}`,
+        secret: created.secret,
+      };
+    },
+  });
+
+  const remove = (target: SelectedApp, key: ApiKey) =>
+    confirmModal({
+      title: `Delete the key ${key.name} (${key.prefix})?`,
+      lines: ['Anything that uses it stops working on its next request.'],
+      confirmLabel: 'delete it',
+      async run() {
+        await api.deleteKey(target.app_uuid, key.key_id);
+        await reload();
+        session.flash('info', `Deleted the key ${key.name}.`);
+      },
+    });
+
+  const handle = (action: ScreenAction<'keys'>) => {
+    if (cursor.move(action) || !app) return;
+    const current = list[cursor.current()];
+    if (action === 'refresh') return void reload();
+    if (action === 'create') return session.openModal(create(app));
+    if (action === 'delete' && current) return session.openModal(remove(app, current));
+  };
+
+  return { app, resource, list, cursor, handle };
+}

@@ -1,0 +1,195 @@
+import type { Key } from 'ink';
+import { useCallback, useEffect, useReducer, useRef } from 'react';
+import type { DashboardApi } from './api.js';
+import { describeError } from './errors.js';
+import { focusField, formValues } from './form.js';
+import { actionIn, globalBindings, listBindings, screenBindings, type ScreenAction } from './keys.js';
+import { modalKey, type Modal, type ModalNext } from './modal.js';
+import { SCREEN_IDS, type ScreenId } from './screens.js';
+import { dashboardReducer, initialState, type DashboardEvent, type DashboardState } from './state.js';
+import { useResource } from './use-resource.js';
+
+export interface DashboardDeps {
+  api: DashboardApi;
+  initialScreen?: ScreenId;
+  /** Opens a URL in the browser (the platform opener; a stub in tests). */
+  openUrl(url: string): Promise<void>;
+  /** The clock the usage windows end at (the test server's clock in tests). */
+  now(): Date;
+  exit(): void;
+  /** Shown in the header, so it is clear which server is being changed. */
+  serverUrl?: string;
+  /**
+   * A line to print once the dashboard has closed: the addresses it showed (checkout, portal),
+   * which the alternate screen would otherwise take with it. Never a secret.
+   */
+  keep?(line: string): void;
+}
+
+/** What the current screen does with its keys (see screenBindings) and the list keys. */
+interface ScreenKeyHandler {
+  screen: ScreenId;
+  handle(action: string): void;
+}
+
+/** The dashboard's state and everything that changes it: one container; components only draw. */
+export function useDashboard(deps: DashboardDeps) {
+  const { api } = deps;
+  // The props object is new at every render; the callbacks below read the latest through this.
+  const depsRef = useRef(deps);
+  depsRef.current = deps;
+  const exit = useCallback(() => depsRef.current.exit(), []);
+  const [state, enqueue] = useReducer(dashboardReducer, deps.initialScreen ?? 'apps', initialState);
+  const stateRef = useRef<DashboardState>(state);
+  /**
+   * Every change goes through here, so `stateRef` holds its result at once: a key that arrives
+   * before React has drawn the previous one must see what that key did (an opened dialog).
+   */
+  const dispatch = useCallback((event: DashboardEvent) => {
+    stateRef.current = dashboardReducer(stateRef.current, event);
+    enqueue(event);
+  }, []);
+  const screenKeys = useRef<ScreenKeyHandler | null>(null);
+
+  // The apps list is shared: the Apps screen shows it, the others need the selected app.
+  const apps = useResource(() => api.apps(), [api]);
+  useEffect(() => {
+    if (apps.resource.status !== 'ready') return;
+    const list = apps.resource.data.items;
+    const selected = stateRef.current.app;
+    const still = selected && list.find((app) => app.app_uuid === selected.app_uuid);
+    const next = still ?? list[0] ?? null;
+    if (next?.app_uuid !== selected?.app_uuid || next?.name !== selected?.name) {
+      dispatch({ type: 'app', app: next ? { app_uuid: next.app_uuid, name: next.name } : null });
+    }
+  }, [apps.resource, dispatch]);
+
+  const flash = useCallback((kind: 'info' | 'error', text: string) => dispatch({ type: 'flash', flash: { kind, text } }), [dispatch]);
+
+  const openModal = useCallback(
+    (modal: Modal | null) => {
+      if (modal?.kind === 'link') depsRef.current.keep?.(`${modal.title}: ${modal.url}`);
+      dispatch({ type: 'modal', modal });
+    },
+    [dispatch],
+  );
+
+  /**
+   * Runs an action that starts without a dialog. What it says goes to the flash line, a dialog
+   * it leads to (a link to open) opens, and its error goes to the flash line in red.
+   */
+  const act = useCallback(
+    async (busyText: string, action: () => Promise<string | Modal>) => {
+      dispatch({ type: 'flash', flash: { kind: 'busy', text: busyText } });
+      try {
+        const result = await action();
+        if (typeof result === 'string') return flash('info', result);
+        dispatch({ type: 'flash', flash: null });
+        openModal(result);
+      } catch (error) {
+        flash('error', describeError(error).text);
+      }
+    },
+    [dispatch, flash, openModal],
+  );
+
+  /** A dialog's action: on success the dialog closes (or the next one opens); an error stays in it. */
+  const runModal = useCallback(
+    async (modal: Modal) => {
+      openModal({ ...modal, busy: true, error: null });
+      try {
+        const next: ModalNext =
+          modal.kind === 'form' ? await modal.submit(formValues(modal.form)) : modal.kind === 'confirm' ? await modal.run() : undefined;
+        openModal(next ?? null);
+      } catch (error) {
+        const shown = describeError(error);
+        const fixed = modal.kind === 'form' ? { ...modal, form: focusField(modal.form, shown.field) } : modal;
+        openModal({ ...fixed, busy: false, error: shown });
+      }
+    },
+    [openModal],
+  );
+
+  const openLink = useCallback(
+    async (url: string) => {
+      const update = (opened: string) => {
+        const modal = stateRef.current.modal;
+        if (modal?.kind === 'link' && modal.url === url) openModal({ ...modal, opened });
+      };
+      try {
+        await depsRef.current.openUrl(url);
+        update('yes');
+      } catch (error) {
+        update(`Could not open a browser (${(error as Error).message}); copy the address below.`);
+      }
+    },
+    [openModal],
+  );
+
+  const go = useCallback((screen: ScreenId) => dispatch({ type: 'go', screen }), [dispatch]);
+
+  /** The one key handler: a dialog first, then the help, the global keys, the screen's keys. */
+  const onKey = useCallback(
+    (input: string, key: Key) => {
+      const current = stateRef.current;
+      if (key.ctrl && input === 'c') return exit();
+      if (current.modal) {
+        const step = modalKey(current.modal, input, key);
+        if (step.type === 'update') openModal(step.modal);
+        else if (step.type === 'close') openModal(null);
+        else if (step.type === 'run') void runModal(step.modal);
+        else if (step.type === 'open') void openLink(step.url);
+        return;
+      }
+      const global = actionIn(globalBindings, input, key);
+      if (current.help) {
+        if (global === 'quit' || global === 'exit') return exit();
+        if (global === 'help' || global === 'back') dispatch({ type: 'help', open: false });
+        return;
+      }
+      const index = SCREEN_IDS.indexOf(current.screen);
+      const step = (by: number) => SCREEN_IDS[(index + by + SCREEN_IDS.length) % SCREEN_IDS.length] ?? current.screen;
+      switch (global) {
+        case 'exit':
+        case 'quit':
+          return exit();
+        case 'help':
+          return dispatch({ type: 'help', open: true });
+        case 'next':
+          return go(step(1));
+        case 'prev':
+          return go(step(-1));
+        case 'back':
+          return dispatch({ type: 'back' });
+        case null:
+          break;
+        default:
+          return go(global);
+      }
+      const action = actionIn<string>([...listBindings, ...screenBindings[current.screen]], input, key);
+      // A screen that has not drawn yet has not said what its keys do: the key is dropped.
+      if (action && screenKeys.current?.screen === current.screen) screenKeys.current.handle(action);
+    },
+    [dispatch, exit, go, openLink, openModal, runModal],
+  );
+
+  /**
+   * The current screen hands over its keys at every render (the handler closes over that
+   * render's data); the one input handler above calls it.
+   */
+  const registerKeys = useCallback(<S extends ScreenId>(screen: S, handle: (action: ScreenAction<S>) => void) => {
+    // Only this screen's actions and the list's reach it (the lookup above uses its table).
+    screenKeys.current = { screen, handle: handle as (action: string) => void };
+  }, []);
+
+  return { state, dispatch, apps, go, flash, act, openModal, onKey, registerKeys, api, now: deps.now, serverUrl: deps.serverUrl };
+}
+
+export type DashboardSession = ReturnType<typeof useDashboard>;
+
+/** What every screen gets: the session, and the room it may draw in. */
+export interface ScreenProps {
+  session: DashboardSession;
+  width: number;
+  height: number;
+}

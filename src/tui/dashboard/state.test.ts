@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { dashboardReducer, initialState, type DashboardEvent } from './state.js';
+
+const run = (...events: DashboardEvent[]) => events.reduce(dashboardReducer, initialState('apps'));
+
+describe('the dashboard state', () => {
+  it('remembers the screens visited, and Esc walks back through them', () => {
+    let state = run({ type: 'go', screen: 'keys' }, { type: 'go', screen: 'usage' });
+    expect(state).toMatchObject({ screen: 'usage', history: ['apps', 'keys'] });
+    state = dashboardReducer(state, { type: 'back' });
+    expect(state).toMatchObject({ screen: 'keys', history: ['apps'] });
+    state = dashboardReducer(dashboardReducer(state, { type: 'back' }), { type: 'back' });
+    expect(state).toMatchObject({ screen: 'apps', history: [] });
+  });
+
+  it('going to the screen already shown adds nothing to the history', () => {
+    expect(run({ type: 'go', screen: 'apps' }).history).toEqual([]);
+  });
+
+  it('keeps the history short', () => {
+    const events: DashboardEvent[] = Array.from({ length: 50 }, (_, i) => ({ type: 'go', screen: i % 2 ? 'apps' : 'keys' }));
+    expect(run(...events).history).toHaveLength(20);
+  });
+
+  it('a new screen starts without the last one’s message, and closes the help', () => {
+    const state = run({ type: 'flash', flash: { kind: 'error', text: 'no' } }, { type: 'help', open: true }, { type: 'go', screen: 'credits' });
+    expect(state).toMatchObject({ flash: null, help: false });
+  });
+});

@@ -1,0 +1,66 @@
+import type { Modal } from './modal.js';
+import type { ScreenId } from './screens.js';
+
+/** The app the Keys, Users and Usage screens show. */
+export interface SelectedApp {
+  app_uuid: string;
+  name: string;
+}
+
+/** A line under the screen: what an action did, what failed, or what is under way. */
+export interface Flash {
+  kind: 'info' | 'error' | 'busy';
+  text: string;
+}
+
+/** What the whole dashboard shares; each screen keeps its own cursor and data. */
+export interface DashboardState {
+  screen: ScreenId;
+  /** Screens visited before this one, for Esc. */
+  history: ScreenId[];
+  help: boolean;
+  app: SelectedApp | null;
+  modal: Modal | null;
+  flash: Flash | null;
+}
+
+export type DashboardEvent =
+  | { type: 'go'; screen: ScreenId }
+  | { type: 'back' }
+  | { type: 'help'; open: boolean }
+  | { type: 'app'; app: SelectedApp | null }
+  | { type: 'modal'; modal: Modal | null }
+  | { type: 'flash'; flash: Flash | null };
+
+const HISTORY_LIMIT = 20;
+
+export function initialState(screen: ScreenId): DashboardState {
+  return { screen, history: [], help: false, app: null, modal: null, flash: null };
+}
+
+export function dashboardReducer(state: DashboardState, event: DashboardEvent): DashboardState {
+  switch (event.type) {
+    case 'go':
+      if (event.screen === state.screen) return { ...state, help: false };
+      return {
+        ...state,
+        screen: event.screen,
+        history: [...state.history, state.screen].slice(-HISTORY_LIMIT),
+        help: false,
+        flash: null,
+      };
+    case 'back': {
+      const previous = state.history.at(-1);
+      if (!previous) return state;
+      return { ...state, screen: previous, history: state.history.slice(0, -1), flash: null };
+    }
+    case 'help':
+      return { ...state, help: event.open };
+    case 'app':
+      return { ...state, app: event.app };
+    case 'modal':
+      return { ...state, modal: event.modal };
+    case 'flash':
+      return { ...state, flash: event.flash };
+  }
+}
