@@ -134,6 +134,19 @@ describe('upgrade', () => {
   });
 });
 
+describe('changing the interval within a tier', () => {
+  it('yearly from monthly is an upgrade (a new yearly period now); monthly from yearly a scheduled downgrade', async () => {
+    const s = await subscriber();
+    await s.subscribe('starter');
+    const upgraded = await s.call('POST', '/upgrade', { tier: 'starter', interval: 'year' });
+    // The year's 12,000 credits, less the month's 1,000 not yet used.
+    expect(upgraded.body).toMatchObject({ tier: 'starter', interval: 'year', granted_credits: 11000, current_period_end: '2027-03-01T12:00:00.000Z' });
+    expectApiError(await s.call('POST', '/upgrade', { tier: 'starter', interval: 'month' }), 409, { code: 'not_an_upgrade' });
+    const scheduled = await s.call('POST', '/schedule-downgrade', { tier: 'starter', interval: 'month' });
+    expect(scheduled.body.scheduled_downgrade).toMatchObject({ tier: 'starter', interval: 'month', effective_at: '2027-03-01T12:00:00.000Z' });
+  });
+});
+
 describe('scheduled downgrades', () => {
   it('take effect at the period end, by the clock, with the lower plan’s credits', async () => {
     const s = await subscriber();

@@ -13,8 +13,10 @@ export interface Plan {
 }
 
 export const TIERS: readonly Tier[] = ['starter', 'pro'];
-const RANK: Record<Tier, number> = { starter: 1, pro: 2 };
-export const tierRank = (tier: Tier) => RANK[tier];
+const TIER_RANK: Record<Tier, number> = { starter: 1, pro: 2 };
+const INTERVAL_RANK: Record<BillingInterval, number> = { month: 0, year: 1 };
+/** Plans in order: by tier, and within a tier yearly above monthly. Upgrades go up, downgrades down. */
+export const planRank = (plan: { tier: Tier; interval: BillingInterval }) => TIER_RANK[plan.tier] * 2 + INTERVAL_RANK[plan.interval];
 
 const MONTHS: Record<BillingInterval, number> = { month: 1, year: 12 };
 export const monthsIn = (interval: BillingInterval) => MONTHS[interval];

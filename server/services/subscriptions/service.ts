@@ -9,7 +9,7 @@ import { creditsToMicro, microToCredits } from '../../store/money.js';
 import type { BillingInterval, Payer, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
 import { remainingShare } from './periods.js';
-import { periodCredits, tierRank, type Plan, type PlanCatalog } from './plans.js';
+import { periodCredits, planRank, type Plan, type PlanCatalog } from './plans.js';
 
 type Status = z.input<typeof SubscriptionStatus>;
 
@@ -279,11 +279,11 @@ export function createSubscriptionsService(deps: {
       const sub = await running(principal, 'upgrade');
       const now = clock.now();
       if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before upgrading.`, 'subscription_canceling');
-      if (tierRank(input.tier) <= tierRank(sub.tier)) {
-        throw conflict(`${describe(sub, now)}: an upgrade goes to a higher tier (schedule-downgrade goes lower).`, 'not_an_upgrade');
-      }
       const from = plans.find(sub.tier, sub.interval);
       const to = plans.find(input.tier, input.interval ?? sub.interval);
+      if (planRank(to) <= planRank(from)) {
+        throw conflict(`${describe(sub, now)}: an upgrade goes to a higher plan — a higher tier, or yearly from monthly (schedule-downgrade goes lower).`, 'not_an_upgrade');
+      }
       const unusedMicro = creditsToMicro(periodCredits(from)) * remainingShare(sub.currentPeriodStart, sub.currentPeriodEnd, now);
       const updated = await change(sub, { priceId: to.priceId, prorate: true });
       const newPeriodMicro = creditsToMicro(periodCredits(to)) * remainingShare(updated.currentPeriodStart, updated.currentPeriodEnd, now);
@@ -305,10 +305,10 @@ export function createSubscriptionsService(deps: {
       const sub = await running(principal, 'downgrade');
       const now = clock.now();
       if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before scheduling a downgrade.`, 'subscription_canceling');
-      if (tierRank(input.tier) >= tierRank(sub.tier)) {
-        throw conflict(`${describe(sub, now)}: a downgrade goes to a lower tier (upgrade goes higher).`, 'not_a_downgrade');
-      }
       const downgrade = { tier: input.tier, interval: input.interval ?? sub.interval };
+      if (planRank(downgrade) >= planRank(sub)) {
+        throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
+      }
       return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
     },
 

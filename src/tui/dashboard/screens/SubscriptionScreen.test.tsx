@@ -6,8 +6,10 @@ import { active, NO_SUBSCRIPTION as NONE, PLANS } from './subscription-fixtures.
 import { KEY, fakeApi, openDashboard } from '../testing.js';
 
 /**
- * The server does not have the subscription operations yet (501): the screen is tested on a
- * fake port that keeps a subscription the way DESIGN §6 describes, with the contract's shapes.
+ * The screen's behaviour in every state, on a fake port that keeps a subscription the way
+ * DESIGN §6 describes, with the contract's shapes (and answers a real server could not be made
+ * to give on cue: a declined card, a server without subscriptions). The flows against the real
+ * server and its sandbox processor are in SubscriptionScreen.server.test.tsx.
  */
 afterEach(() => cleanup());
 
