@@ -10,6 +10,8 @@ const totals = (row: UsageTotals) => ({
   credits: microToCredits(row.costMicro),
 });
 
+const modelTotals = (row: UsageTotals & { provider: string; model: string }) => ({ model: `${row.provider}/${row.model}`, ...totals(row) });
+
 export const usageHandlers: HandlerTable = {
   'credits.balance': async ({ principal, services }) => {
     const { balanceMicro, heldMicro } = await services.store.metering.balance(callerOf(principal).payer);
@@ -20,13 +22,17 @@ export const usageHandlers: HandlerTable = {
     const window = services.usage.modelWindow(query);
     const caller = callerOf(principal);
     const rows = await services.usage.byModel({ appUuid: caller.appUuid, address: caller.address, ...window });
-    return { data: rows.map((row) => ({ model: `${row.provider}/${row.model}`, ...totals(row) })), ...window };
+    return { data: rows.map(modelTotals), ...window };
   },
 
   'developer.apps.usage': async ({ principal, params, query, services }) => {
     const app = await services.apps.get(principal.developerId, params.app_uuid);
     const window = services.usage.appWindow(query);
-    const { buckets, totals: sum } = await services.usage.buckets({ appUuid: app.appUuid, ...window }, query.granularity);
+    const filter = { appUuid: app.appUuid, ...window };
+    const [{ buckets, totals: sum }, models] = await Promise.all([
+      services.usage.buckets(filter, query.granularity),
+      services.usage.byModel(filter),
+    ]);
     return {
       app_uuid: app.appUuid,
       granularity: query.granularity,
@@ -34,6 +40,7 @@ export const usageHandlers: HandlerTable = {
       end_time: window.end,
       data: buckets.map((bucket) => ({ start: bucket.start, ...totals(bucket) })),
       totals: totals(sum),
+      models: models.map(modelTotals),
     };
   },
 

@@ -136,6 +136,8 @@ describe('usage reports', () => {
     expect(active).toHaveLength(2);
     expect(usage.body.totals.requests).toBe(2);
     expect(usage.body.totals.credits).toBeCloseTo(active[0].credits + active[1].credits, 6);
+    // The same window per model, for the whole app.
+    expect(usage.body.models).toEqual([expect.objectContaining({ requests: 2, credits: usage.body.totals.credits })]);
   });
 
   it('app usage by hour, and its bounds', async () => {

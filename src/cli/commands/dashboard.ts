@@ -50,7 +50,7 @@ export class DashboardCommand extends SvcCommand {
       loadManifest(),
     ]);
     await launchDashboard({
-      api: createDashboardApi({ client, operations, apiKey: connection.apiKey }),
+      api: createDashboardApi({ client, operations }),
       initialScreen: screen,
       openUrl,
       now: () => new Date(),

@@ -272,6 +272,7 @@ export const AppUsage = z.object({
     output_tokens: z.number().int(),
     credits: Credits,
   }),
+  models: UsageByModel.shape.data.describe('The window’s totals per model, most credits first'),
 });
 
 export const AppUserUsageRow = z.object({

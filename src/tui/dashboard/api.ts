@@ -16,7 +16,7 @@ export type CreatedKey = Answer<'developer.apps.api-keys.create'>;
 export type AppUser = Answer<'developer.apps.users.list'>['data'][number];
 export type AppUsage = Answer<'developer.apps.usage'>;
 export type UserUsage = Answer<'developer.apps.usage.users'>['data'][number];
-export type ModelUsage = Answer<'usage.models'>['data'][number];
+export type ModelUsage = Answer<'developer.apps.usage'>['models'][number];
 export type Balance = Answer<'credits.balance'>;
 export type Claim = Answer<'credits.claim-daily'>;
 export type Task = Answer<'tasks.list'>['data'][number];
@@ -60,8 +60,6 @@ export interface DashboardApi {
 
   usage(appUuid: string, window: UsageWindow, granularity: Granularity): Promise<AppUsage>;
   topUsers(appUuid: string, window: UsageWindow, limit: number): Promise<UserUsage[]>;
-  /** Usage per model, or null where the API reports none for this app (see createDashboardApi). */
-  modelUsage(appUuid: string, window: UsageWindow): Promise<ModelUsage[] | null>;
 
   balance(): Promise<Balance>;
   claimDaily(): Promise<Claim>;

@@ -15,18 +15,10 @@ describe('the dashboard port', () => {
     expect(new Set(apps.items.map((app) => app.app_uuid)).size).toBe(121);
   });
 
-  it('knows the caller’s app by its key, and reports per-model usage for it alone', async () => {
-    const other = await createOwnerApp(t, { name: 'other' });
-    const api = serverApi(t);
-    const window = { start: '2026-02-01T00:00:00Z', end: '2026-03-01T12:00:00Z' };
-    expect(await api.modelUsage(t.appUuid, window)).toEqual([]);
-    expect(await api.modelUsage(other.appUuid, window)).toBeNull();
-  });
-
   it('says which operation a build lacks, instead of calling a wrong URL', () => {
     const lookup = operationLookup([]);
     expect(() => lookup('credits.balance')).toThrow('does not know the operation credits.balance');
-    const api = createDashboardApi({ client: createClient({ baseUrl: t.url }), operations: [], apiKey: undefined });
+    const api = createDashboardApi({ client: createClient({ baseUrl: t.url }), operations: [] });
     expect(() => api.balance()).toThrow('credits.balance');
   });
 });

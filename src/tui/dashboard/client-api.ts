@@ -23,28 +23,12 @@ export interface DashboardApiOptions {
   client: Client;
   /** The operations by id: the CLI's manifest, or the contract itself in tests. */
   operations: readonly OperationEntry[];
-  /** The key the client sends, to tell which app is the caller's (see modelUsage). */
-  apiKey: string | undefined;
 }
 
-export function createDashboardApi({ client, operations, apiKey }: DashboardApiOptions): DashboardApi {
+export function createDashboardApi({ client, operations }: DashboardApiOptions): DashboardApi {
   const op = operationLookup(operations);
   const app = (appUuid: string) => ({ app_uuid: appUuid });
   const user = (appUuid: string, address: string) => ({ app_uuid: appUuid, address });
-  const callerApps = new Map<string, boolean>();
-
-  /**
-   * The API reports usage per model only for the caller (`usage models`), that is for the app
-   * of the key in use. That app is the one listing a key whose public prefix starts the secret.
-   */
-  async function isCallerApp(appUuid: string): Promise<boolean> {
-    const known = callerApps.get(appUuid);
-    if (known !== undefined) return known;
-    const { items } = await api.keys(appUuid);
-    const mine = apiKey !== undefined && items.some((key) => apiKey.startsWith(key.prefix.replace(/…$/, '')));
-    callerApps.set(appUuid, mine);
-    return mine;
-  }
 
   const api: DashboardApi = {
     apps: () => readPages((offset) => client.call(op('developer.apps.list'), { query: { limit: 100, offset } })),
@@ -52,7 +36,6 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
     updateApp: (appUuid, changes) => client.call(op('developer.apps.update'), { params: app(appUuid), body: changes }),
     async deleteApp(appUuid) {
       await client.call(op('developer.apps.delete'), { params: app(appUuid) });
-      callerApps.delete(appUuid);
     },
 
     keys: (appUuid) =>
@@ -79,11 +62,6 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
         params: app(appUuid),
         query: { start_time: window.start, end_time: window.end, limit, offset: 0 },
       });
-      return answer.data;
-    },
-    async modelUsage(appUuid, window) {
-      if (!(await isCallerApp(appUuid))) return null;
-      const answer = await client.call(op('usage.models'), { query: { start: window.start, end: window.end } });
       return answer.data;
     },
 

@@ -34,7 +34,7 @@ export const KEY = {
 
 /** The port on the real server, signed in with the server's live key (the bootstrap app's). */
 export function serverApi(server: TestServer, apiKey: string = server.liveKey): DashboardApi {
-  return createDashboardApi({ client: createClient({ baseUrl: server.url, apiKey }), operations, apiKey });
+  return createDashboardApi({ client: createClient({ baseUrl: server.url, apiKey }), operations });
 }
 
 /**

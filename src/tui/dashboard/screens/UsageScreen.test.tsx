@@ -1,6 +1,6 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API, appPath, chatWith, createApp, expectStatus, useTestServer } from '../../../../test/helpers/api.js';
+import { API, appPath, chatWith, createApp, createKey, expectStatus, useTestServer } from '../../../../test/helpers/api.js';
 import { pricedProvider } from '../../../../test/helpers/providers.js';
 import { ApiRequestError } from '../../../client/errors.js';
 import { openDashboard, serverApi } from '../testing.js';
@@ -81,15 +81,22 @@ describe('the Usage screen', () => {
     dash.expectFits();
   });
 
-  it('per-model figures exist only for the app of the key in use; other apps say so', async () => {
+  it('shows each app its own models, whichever key the dashboard uses', async () => {
     await makeUsage();
-    await createApp(t, { name: 'Other app' });
+    const other = await createApp(t, { name: 'Other app' });
+    const key = await createKey(t, other.app_uuid);
+    const chat = await t.call('POST', `${API}/chat/completions`, {
+      key: key.secret,
+      body: { model: 'local/echo', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expectStatus(chat, 200);
+    t.clock.advance(60_000);
     const dash = openDashboard({ api: serverApi(t), now: () => t.clock.now() });
     await dash.openApp('Other app');
     dash.press('4');
     await dash.shows('Usage of Other app');
-    await dash.shows('The API reports models only');
-    expect(dash.screen()).toContain('for the app of the key in use.');
+    await dash.shows(/local\/echo\s+1\s+0/);
+    expect(dash.screen()).not.toContain('paid/echo');
     dash.expectFits();
   });
 

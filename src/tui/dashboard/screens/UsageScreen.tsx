@@ -19,24 +19,13 @@ function Tables({ data, width, rows }: { data: UsageData; width: number; rows: n
     <Box>
       <Box flexDirection="column" width={half} marginRight={1}>
         <Text bold>By model</Text>
-        {models === null ? (
-          <>
-            <Text dimColor wrap="truncate-end">
-              The API reports models only
-            </Text>
-            <Text dimColor wrap="truncate-end">
-              for the app of the key in use.
-            </Text>
-          </>
-        ) : (
-          <Table
-            columns={figures('Model')}
-            rows={models.slice(0, rows).map((row) => [row.model, count(row.requests), credits(row.credits)])}
-            cursor={null}
-            height={rows + 1}
-            width={half}
-          />
-        )}
+        <Table
+          columns={figures('Model')}
+          rows={models.slice(0, rows).map((row) => [row.model, count(row.requests), credits(row.credits)])}
+          cursor={null}
+          height={rows + 1}
+          width={half}
+        />
       </Box>
       <Box flexDirection="column" width={width - half - 1}>
         <Text bold>Top users</Text>

@@ -24,7 +24,7 @@ export interface UsageData {
   window: UsageWindow;
   usage: AppUsage;
   topUsers: UserUsage[];
-  models: ModelUsage[] | null;
+  models: ModelUsage[];
 }
 
 /** How many users and models the tables show. */
@@ -42,12 +42,11 @@ export function useUsageScreen(session: DashboardSession) {
     async (selected): Promise<UsageData> => {
       const end = session.now();
       const window = { start: new Date(end.getTime() - span.hours * 3_600_000).toISOString(), end: end.toISOString() };
-      const [usage, topUsers, models] = await Promise.all([
+      const [usage, topUsers] = await Promise.all([
         session.api.usage(selected.app_uuid, window, granularity),
         session.api.topUsers(selected.app_uuid, window, TOP),
-        session.api.modelUsage(selected.app_uuid, window),
       ]);
-      return { window, usage, topUsers, models };
+      return { window, usage, topUsers, models: usage.models };
     },
     [granularity, windowIndex],
   );
