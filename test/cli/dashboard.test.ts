@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, explain, removeTempDirs, runSvc, tempDir } from '../helpers/cli.js';
+import { explain, removeTempDirs, runSvc, tempDir } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { hasTmux, startTerminal, type TerminalSession } from '../helpers/tmux.js';
 
 /** `svc dashboard` as a process: without a terminal it refuses; in one (tmux) it draws and quits. */
 
@@ -36,54 +34,29 @@ describe('svc dashboard without a terminal', () => {
   });
 });
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 if (!hasTmux) console.warn('test/cli/dashboard.test.ts: tmux is not installed; the terminal test of svc dashboard is skipped.');
 
 describe.skipIf(!hasTmux)('svc dashboard in an 80×24 terminal (tmux)', () => {
-  const id = `svc-dashboard-test-${process.pid}-${Date.now().toString(36)}`;
-  /** tmux on a socket of this test's own, ignoring the user's config. */
-  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', id, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-  const screen = () => tmux('capture-pane', '-p', '-t', id).stdout;
-  const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
-  async function poll(what: string, done: () => boolean) {
-    for (let i = 0; i < 200; i++) {
-      if (done()) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`timed out waiting for ${what}; the screen:\n${screen()}`);
-  }
-  const showing = (text: string) => poll(JSON.stringify(text), () => screen().includes(text));
-
   let server: TestServer;
-  let exitFile: string;
+  let terminal: TerminalSession;
   beforeAll(async () => {
     server = await startTestServer();
-    const home = tempDir();
-    exitFile = join(home, 'exit-code');
-    const command = `${quote(process.execPath)} ${quote(BIN)} dashboard --api-url ${server.url}; echo $? > ${quote(exitFile)}`;
-    const started = spawnSync('tmux', ['-L', id, '-f', '/dev/null', 'new-session', '-d', '-s', id, '-x', '80', '-y', '24', command], {
-      env: { ...childEnv(home, { SVC_API_KEY: server.liveKey }), TERM: 'xterm-256color' },
-      encoding: 'utf8',
-    });
-    if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
+    terminal = startTerminal('dashboard', ['dashboard', '--api-url', server.url], { columns: 80, rows: 24 }, { SVC_API_KEY: server.liveKey });
   });
   afterAll(async () => {
-    tmux('kill-session', '-t', id);
-    tmux('kill-server');
+    terminal?.close();
     await server?.close();
   });
 
   it('draws the apps within the terminal, switches screens, and quits with q (exit 0)', async () => {
-    await showing('Default app');
-    const lines = screen().split('\n');
+    await terminal.showing('Default app');
+    const lines = terminal.screen().split('\n');
     // The whole frame is on the screen: the tabs on the first line, the keys on the last drawn one.
     expect(lines[0]).toContain('1 Apps  2 Keys  3 Users  4 Usage  5 Credits  6 Subscription');
-    expect(screen()).toContain('? help · q quit');
-    tmux('send-keys', '-t', id, '4');
-    await showing('Usage of Default app, last 30 days');
-    tmux('send-keys', '-t', id, 'q');
-    await poll('the session to end', () => tmux('has-session', '-t', id).status !== 0);
-    await poll('the exit code', () => existsSync(exitFile) && readFileSync(exitFile, 'utf8').endsWith('\n'));
-    expect(readFileSync(exitFile, 'utf8').trim()).toBe('0');
+    expect(terminal.screen()).toContain('? help · q quit');
+    terminal.send('4');
+    await terminal.showing('Usage of Default app, last 30 days');
+    terminal.send('q');
+    expect(await terminal.exitCode()).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { LiveMessage } from './components/LiveMessage.js';
 import { SlashHints } from './components/SlashHints.js';
 import { StatusLine } from './components/StatusLine.js';
 import { Transcript } from './components/Transcript.js';
-import { backspace, deleteWord, emptyEditor, insert, move, withText } from './editor.js';
+import { backspace, deleteWord, emptyEditor, insert, move, withText } from '../shared/editor.js';
 import { actionFor } from './keys.js';
 import { useChatSession, type ChatDeps } from './session.js';
 import { completions, runSlash } from './slash-commands.js';

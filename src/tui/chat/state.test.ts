@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withText } from './editor.js';
+import { withText } from '../shared/editor.js';
 import { chatReducer, initialState } from './state.js';
 
 describe('input history', () => {

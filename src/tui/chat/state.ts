@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../chat/types.js';
-import { emptyEditor, withText, type Editor } from './editor.js';
+import { emptyEditor, withText, type Editor } from '../shared/editor.js';
 
 /** One finished entry of the transcript; it goes to the scrollback and is never drawn again. */
 export interface TranscriptItem {

@@ -1,6 +1,6 @@
 import type { Key } from 'ink';
 // The chat's line editor (pure functions) serves the dashboard's fields as well.
-import { backspace, insert, move, withText, type Editor } from '../chat/editor.js';
+import { backspace, insert, move, withText, type Editor } from '../shared/editor.js';
 
 /** One field of a dialog form. */
 export interface FieldSpec {

@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import { backspace, insert, withText, type Editor } from '../chat/editor.js';
+import { backspace, insert, withText, type Editor } from '../shared/editor.js';
 import type { ShownError } from './errors.js';
 import { formKey, type FormState } from './form.js';
 

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { Editor } from '../editor.js';
+import type { Editor } from '../../shared/editor.js';
 
 /** The prompt with its cursor; multi-line text keeps its lines. */
 export function Composer({ editor, disabled, placeholder }: { editor: Editor; disabled: boolean; placeholder: string }) {

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { Editor } from '../../chat/editor.js';
+import type { Editor } from '../../shared/editor.js';
 import { Spinner } from '../../shared/Spinner.js';
 import { fieldValue, isField, type FormState } from '../form.js';
 import type { ConfirmModal, LinkModal, Modal, SecretModal } from '../modal.js';

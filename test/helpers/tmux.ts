@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, childEnv, tempDir } from './cli.js';
+
+/**
+ * `svc` in a real terminal: tmux runs it in a detached session on a socket of the test's own
+ * (`-L`; `-f /dev/null` ignores the user's config, and the user's tmux server is never touched),
+ * keys go in with send-keys, the screen comes back with capture-pane.
+ */
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+export interface TerminalSession {
+  /** The visible screen, as text. */
+  screen(): string;
+  /** Keys as tmux names them (`Enter`, `C-d`), or literal text with `literal: true`. */
+  send(keys: string, options?: { literal?: boolean }): void;
+  /** Polls until `done()` holds: at most `tries` times, 50 ms apart. */
+  poll(what: string, done: () => boolean, tries?: number): Promise<void>;
+  showing(text: string): Promise<void>;
+  /** Waits for the program to end and returns its exit code. */
+  exitCode(): Promise<number>;
+  close(): void;
+}
+
+/** Runs `svc <args>` in a new terminal of `columns` × `rows`, with `env` beside a throwaway SVC_HOME. */
+export function startTerminal(name: string, args: string[], size: { columns: number; rows: number }, env: Record<string, string>): TerminalSession {
+  const id = `svc-${name}-test-${process.pid}-${Date.now().toString(36)}`;
+  const tmux = (...rest: string[]) => spawnSync('tmux', ['-L', id, '-f', '/dev/null', ...rest], { encoding: 'utf8' });
+  const home = tempDir();
+  const exitFile = join(home, 'exit-code');
+  // The shell writes the program's exit code where the test can read it once the session is gone.
+  const command = `${[process.execPath, BIN, ...args].map(quote).join(' ')}; echo $? > ${quote(exitFile)}`;
+  const started = spawnSync('tmux', ['-L', id, '-f', '/dev/null', 'new-session', '-d', '-s', id, '-x', String(size.columns), '-y', String(size.rows), command], {
+    env: { ...childEnv(home, env), TERM: 'xterm-256color' },
+    encoding: 'utf8',
+  });
+  if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
+
+  const screen = () => tmux('capture-pane', '-p', '-t', id).stdout;
+  async function poll(what: string, done: () => boolean, tries = 200): Promise<void> {
+    for (let i = 0; i < tries; i++) {
+      if (done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`timed out waiting for ${what}; the screen:\n${screen()}`);
+  }
+  return {
+    screen,
+    send: (keys, options = {}) => void tmux('send-keys', '-t', id, ...(options.literal ? ['-l'] : []), keys),
+    poll,
+    showing: (text) => poll(`the screen to show ${JSON.stringify(text)}`, () => screen().includes(text)),
+    async exitCode() {
+      await poll('the session to end', () => tmux('has-session', '-t', id).status !== 0);
+      await poll('the exit code', () => existsSync(exitFile) && readFileSync(exitFile, 'utf8').endsWith('\n'));
+      return Number(readFileSync(exitFile, 'utf8').trim());
+    },
+    close() {
+      tmux('kill-session', '-t', id);
+      tmux('kill-server');
+    },
+  };
+}
