@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, parse } from 'node:path';
+import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sseData } from '../../src/starters/templates/web/src/sse.js';
@@ -271,9 +272,15 @@ describe('svc new refuses', () => {
   it('paths through .. and absolute paths outside the working directory', async () => {
     expectUsageError(await svcNew('../x', '--starter', 'mini'), 'outside the working directory');
     expectUsageError(await svcNew('a/../../x', '--starter', 'mini'), "must not contain '..'");
-    const outside = join(ROOT, 'svc-new-must-not-exist');
-    expectUsageError(await svcNew(outside, '--starter', 'mini'), 'outside the working directory');
-    expect(existsSync(outside)).toBe(false);
+    // svc runs in the temp directory: the file system's root is outside it wherever that is
+    // (the repository itself may lie under the temp directory, as in CI).
+    const outside = join(parse(tmpdir()).root, `svc-new-must-not-exist-${process.pid}`);
+    try {
+      expectUsageError(await svcNew(outside, '--starter', 'mini'), 'outside the working directory');
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
     expectUsageError(await svcNew('my app', '--starter', 'mini'), 'not a usable project name');
   });
 
