@@ -255,3 +255,25 @@ describe('two subscription checkouts opened at once', () => {
     expect(await s.balance()).toBe(1000);
   });
 });
+
+describe('an end user’s own subscription', () => {
+  it('is the user’s: its credits go to the user, apart from the app’s', async () => {
+    const s = await subscriber();
+    const idp = await t.call('PUT', `${API}/developer/apps/${s.appUuid}/idp`, { key: s.key, body: { idp_app_id: `sandbox_${s.appUuid}` } });
+    expectStatus(idp, 200);
+    const testKey = (await t.server.services.apiKeys.create(s.appUuid, { name: 'test', is_test: true })).secret;
+    const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: testKey, body: {} });
+    const asUser = { key: null, headers: { authorization: `Bearer ${issued.body.token}` } };
+    const userCall = (method: string, path: string, body?: unknown) => t.call(method, `${API}${path}`, { ...asUser, body });
+
+    const session = await userCall('POST', '/subscriptions/checkout-session', { tier: 'starter', interval: 'month' });
+    expectStatus(session, 201);
+    await fetch(`${session.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+    expect((await userCall('GET', '/subscriptions/status')).body).toMatchObject({ status: 'active', tier: 'starter' });
+    expect((await userCall('GET', '/credits/balance')).body.credits).toBe(1000);
+    // The app has no subscription of its own, and its balance did not move.
+    expect(await s.status()).toMatchObject({ status: 'none' });
+    expect(await s.balance()).toBe(0);
+    expect(await t.server.store.credits.check()).toEqual([]);
+  });
+});
