@@ -405,8 +405,8 @@ export interface Store {
     apply(record: SubscriptionRecord): Promise<{ record: SubscriptionRecord; applied: boolean } | 'conflict'>;
     /** Sets or clears the downgrade planned for the period end (our own, not a processor state). */
     scheduleDowngrade(id: string, downgrade: SubscriptionRecord['scheduledDowngrade'], at: string): Promise<SubscriptionRecord | null>;
-    /** Active subscriptions whose period ended at or before `now`, soonest first. */
-    due(now: string, limit: number): Promise<SubscriptionRecord[]>;
+    /** Active subscriptions whose period ended at or before `now`, soonest first (then by id). */
+    due(now: string, limit: number, offset?: number): Promise<SubscriptionRecord[]>;
     /** When the next active period ends, or null. */
     nextPeriodEnd(): Promise<string | null>;
     /** Records a charge; false when this invoice was recorded before. */

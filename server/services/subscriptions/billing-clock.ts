@@ -21,19 +21,19 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
   let again = false;
 
   async function endDuePeriods(): Promise<void> {
-    // Each subscription once per run: a processor that reports later leaves it due till then.
-    const seen = new Set<string>();
+    // Each subscription once per run. One the processor will report later stays due until then,
+    // in front of the others (soonest end first): they are skipped past, never waited behind.
+    let skipped = 0;
     for (;;) {
-      const due = (await store.subscriptions.due(clock.now().toISOString(), BATCH)).filter((sub) => !seen.has(sub.id));
+      const due = await store.subscriptions.due(clock.now().toISOString(), BATCH, skipped);
       if (due.length === 0) return;
       for (const sub of due) {
         if (stopped) return;
         const next = sub.scheduledDowngrade ?? sub;
         try {
-          const moved = await processor.endPeriod(sub, plans.find(next.tier, next.interval).priceId);
-          if (!moved) seen.add(sub.id);
+          if (!(await processor.endPeriod(sub, plans.find(next.tier, next.interval).priceId))) skipped++;
         } catch (error) {
-          seen.add(sub.id);
+          skipped++;
           deps.log(`billing clock: subscription ${sub.id}: ${error instanceof Error ? error.message : String(error)}`);
         }
       }

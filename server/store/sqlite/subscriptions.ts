@@ -87,8 +87,8 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   const setDowngrade = db.prepare(
     'UPDATE subscriptions SET scheduled_tier = ?, scheduled_interval = ?, updated_at = ? WHERE id = ?',
   );
-  const due = db.prepare<[string, number], Row>(
-    "SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ? ORDER BY current_period_end LIMIT ?",
+  const due = db.prepare<[string, number, number], Row>(
+    "SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ? ORDER BY current_period_end, id LIMIT ? OFFSET ?",
   );
   const nextEnd = db.prepare<[], { at: string | null }>(
     "SELECT MIN(current_period_end) AS at FROM subscriptions WHERE status = 'active'",
@@ -136,8 +136,8 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
       const row = select.get(id);
       return row ? toRecord(row) : null;
     },
-    async due(now, limit) {
-      return due.all(now, limit).map(toRecord);
+    async due(now, limit, offset = 0) {
+      return due.all(now, limit, offset).map(toRecord);
     },
     async nextPeriodEnd() {
       return nextEnd.get()?.at ?? null;
