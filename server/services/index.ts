@@ -26,6 +26,8 @@ import type { PaymentProcessor } from '../payments/processor.js';
 import { createPlanCatalog, type PlanCatalog } from './subscriptions/plans.js';
 import { createSubscriptionsService } from './subscriptions/service.js';
 import { createBillingClock } from './subscriptions/billing-clock.js';
+import { createRateMultipliers } from './subscriptions/rate-multipliers.js';
+import { createSubscriptionReports } from './subscriptions/reports.js';
 import { createWebhookReceiver } from './webhook.js';
 
 export interface ServiceDeps {
@@ -60,17 +62,19 @@ function createMoney(deps: ServiceDeps) {
   const processor = deps.processor ?? (sandbox as PaymentProcessor);
   const payments = createPaymentsService({ ...deps, processor, sandbox });
   const billingClock = createBillingClock({ ...deps, plans, processor, log: deps.log ?? (() => {}) });
-  const subscriptions = createSubscriptionsService({ ...deps, plans, processor, payments, onPeriodsChanged: billingClock.replan });
-  const webhook = createWebhookReceiver({ ...deps, processor, subscriptions });
+  const rateMultipliers = createRateMultipliers({ ...deps, plans });
+  const reports = createSubscriptionReports({ ...deps, plans, multipliers: rateMultipliers, onPeriodsChanged: billingClock.replan });
+  const subscriptions = createSubscriptionsService({ ...deps, plans, processor, payments, reports });
+  const webhook = createWebhookReceiver({ ...deps, processor, reports });
   sandbox?.connect(webhook);
-  return { payments, subscriptions, billingClock, webhook, processor };
+  return { payments, subscriptions, billingClock, webhook, processor, rateMultipliers };
 }
 
 /** Every service, wired once per server. */
 export function createServices(deps: ServiceDeps) {
   const signingKeys = createSigningKeysService(deps);
   const money = createMoney(deps);
-  const limiter = createRateLimitService({ ...deps, planMultiplier: money.subscriptions.planMultiplier });
+  const limiter = createRateLimitService({ ...deps, planMultiplier: money.rateMultipliers.of });
   // Inference counts tokens against the rate limits as it settles.
   const inference = { ...deps, limiter, pooledHolds: new Map<string, number>() };
   return {

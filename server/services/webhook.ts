@@ -3,7 +3,7 @@ import { parsePaymentEvent } from '../payments/events.js';
 import type { PaymentProcessor } from '../payments/processor.js';
 import { verifyEvent } from '../payments/signature.js';
 import type { Store } from '../store/types.js';
-import type { SubscriptionsService } from './subscriptions/service.js';
+import type { SubscriptionReports } from './subscriptions/reports.js';
 
 /**
  * The payment processor's webhook receiver (`POST /subscriptions/webhook`): verified against the
@@ -11,8 +11,8 @@ import type { SubscriptionsService } from './subscriptions/service.js';
  * each effect is idempotent on its own key (a session credits once, a period grants once) and
  * subscription states carry their time, so an older one arriving late changes nothing.
  */
-export function createWebhookReceiver(deps: { store: Store; clock: Clock; processor: PaymentProcessor; subscriptions: SubscriptionsService }) {
-  const { store, clock, subscriptions } = deps;
+export function createWebhookReceiver(deps: { store: Store; clock: Clock; processor: PaymentProcessor; reports: SubscriptionReports }) {
+  const { store, clock, reports } = deps;
 
   return async function receive(raw: Buffer, signature: string | undefined) {
     verifyEvent(raw, signature, deps.processor.webhookSecret, Math.floor(clock.now().getTime() / 1000));
@@ -26,10 +26,10 @@ export function createWebhookReceiver(deps: { store: Store; clock: Clock; proces
         await store.checkout.complete(event.sessionId, at);
         break;
       case 'subscription':
-        await subscriptions.applyState(event.state, event.created);
+        await reports.state(event.state, event.created);
         break;
       case 'invoice_paid':
-        await subscriptions.invoicePaid(event);
+        await reports.invoicePaid(event);
         break;
       case 'ignored':
         break;

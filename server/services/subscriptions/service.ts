@@ -1,46 +1,24 @@
 import type { z } from 'zod';
-import type { PlanList, SubscriptionStatus } from '../../../src/contract/schemas/account.js';
+import type { PlanList } from '../../../src/contract/schemas/account.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
-import type { PaymentEvent, SubscriptionState } from '../../payments/events.js';
 import type { PaymentProcessor } from '../../payments/processor.js';
 import { creditsToMicro, microToCredits } from '../../store/money.js';
-import type { BillingInterval, Payer, Store, SubscriptionRecord, Tier } from '../../store/types.js';
+import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
 import { remainingShare } from './periods.js';
 import { periodCredits, planRank, type Plan, type PlanCatalog } from './plans.js';
-
-type Status = z.input<typeof SubscriptionStatus>;
+import type { SubscriptionReports } from './reports.js';
+import { describe, label, payerOf, present as presentAt, runningAt, subscriberOf, type Subscriber } from './state.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
-const label = (sub: { tier: Tier; interval: BillingInterval }) => `${sub.tier} (${sub.interval})`;
-const payerOf = (sub: Pick<SubscriptionRecord, 'appUuid' | 'address'>): Payer =>
-  sub.address === '' ? { kind: 'app', appUuid: sub.appUuid } : { kind: 'user', appUuid: sub.appUuid, address: sub.address };
-const subjectOf = (principal: Principal) => ({
-  appUuid: principal.app.appUuid,
-  address: principal.kind === 'user' ? principal.address : '',
-});
-
-/** Whether a subscription still runs at `now`: a cancel at the period end counts once the end has passed. */
-const runningAt = (sub: SubscriptionRecord | null, now: Date): boolean =>
-  sub !== null && sub.status === 'active' && !(sub.cancelAtPeriodEnd && Date.parse(sub.currentPeriodEnd) <= now.getTime());
-
-/** The state, in words, for the 409s that refuse an operation. */
-function describe(sub: SubscriptionRecord | null, now: Date): string {
-  if (!sub) return 'You have no subscription';
-  if (!runningAt(sub, now)) return `Your ${label(sub)} subscription ended on ${sub.currentPeriodEnd}`;
-  if (sub.cancelAtPeriodEnd) return `Your ${label(sub)} subscription is canceled from the period end (${sub.currentPeriodEnd})`;
-  const downgrade = sub.scheduledDowngrade ? `, with a downgrade to ${label(sub.scheduledDowngrade)} scheduled then` : '';
-  return `You are on ${label(sub)} until ${sub.currentPeriodEnd}${downgrade}`;
-}
 
 /**
- * Subscriptions (DESIGN §6): none → active → active and canceling at the period end → canceled.
- * The processor owns the subscription; this service asks it for changes and applies the states
- * it reports (by webhook, or in its answer), newest wins. Credits come per period with each paid
- * invoice, and at once, prorated, with an upgrade; a period's grant is keyed by the period, so it
- * is granted once however often it is reported.
+ * The subscriptions operations (DESIGN §6): none → active → active and canceling at the period
+ * end → canceled. The processor owns the subscription: a change is asked of it, and the state it
+ * answers is applied as its reports are (reports.ts). An upgrade grants the new plan's extra
+ * credits for the rest of the period at once; every other grant comes with a paid invoice.
  */
 export function createSubscriptionsService(deps: {
   store: Store;
@@ -48,58 +26,13 @@ export function createSubscriptionsService(deps: {
   plans: PlanCatalog;
   processor: PaymentProcessor;
   payments: PaymentsService;
-  /** Told when a period end may have moved, so the billing clock can plan its next run. */
-  onPeriodsChanged?: () => void;
+  reports: SubscriptionReports;
 }) {
-  const { store, clock, plans, processor, payments } = deps;
-
-  // The plan's rate-limit multiplier is asked on every request: cached per subscriber for a
-  // minute (never past the period's end), and dropped whenever a state is applied.
-  const multipliers = new Map<string, { times: number; until: number }>();
-  const MULTIPLIER_TTL_MS = 60_000;
-  const subscriberKey = (sub: { appUuid: string; address: string }) => `${sub.appUuid}/${sub.address}`;
-
-  async function planMultiplier(subscriber: { appUuid: string; address: string }): Promise<number> {
-    const now = clock.now();
-    const cached = multipliers.get(subscriberKey(subscriber));
-    if (cached && now.getTime() < cached.until) return cached.times;
-    const sub = await store.subscriptions.current(subscriber.appUuid, subscriber.address);
-    const running = sub !== null && runningAt(sub, now);
-    const times = running ? plans.find(sub.tier, sub.interval).rateLimitMultiplier : 1;
-    const until = Math.min(now.getTime() + MULTIPLIER_TTL_MS, running ? Date.parse(sub.currentPeriodEnd) : Infinity);
-    if (multipliers.size >= 100_000) multipliers.clear();
-    multipliers.set(subscriberKey(subscriber), { times, until });
-    return times;
-  }
-
-  function present(sub: SubscriptionRecord | null): Status {
-    const now = clock.now();
-    if (!sub) {
-      return {
-        tier: null,
-        interval: null,
-        status: 'none',
-        current_period_start: null,
-        current_period_end: null,
-        cancel_at_period_end: false,
-        scheduled_downgrade: null,
-      };
-    }
-    const running = runningAt(sub, now);
-    return {
-      tier: sub.tier,
-      interval: sub.interval,
-      status: running ? 'active' : 'canceled',
-      current_period_start: sub.currentPeriodStart,
-      current_period_end: sub.currentPeriodEnd,
-      cancel_at_period_end: running && sub.cancelAtPeriodEnd,
-      scheduled_downgrade:
-        running && sub.scheduledDowngrade ? { ...sub.scheduledDowngrade, effective_at: sub.currentPeriodEnd } : null,
-    };
-  }
+  const { store, clock, plans, processor, payments, reports } = deps;
+  const present = (sub: SubscriptionRecord | null) => presentAt(sub, clock.now());
 
   const currentOf = (principal: Principal) => {
-    const { appUuid, address } = subjectOf(principal);
+    const { appUuid, address } = subscriberOf(principal);
     return store.subscriptions.current(appUuid, address);
   };
 
@@ -124,55 +57,7 @@ export function createSubscriptionsService(deps: {
     return plans.find(input.tier, input.interval);
   }
 
-  /** Grants a paid period's credits, once per subscription and period start. */
-  async function grantPeriod(sub: Pick<SubscriptionRecord, 'id' | 'appUuid' | 'address'>, plan: Plan, periodStart: Date) {
-    const payer = payerOf(sub);
-    if (payer.kind === 'user') await store.users.ensure(payer.appUuid, payer.address, clock.now().toISOString());
-    await store.credits.grant(payer, {
-      amountMicro: creditsToMicro(periodCredits(plan)),
-      kind: 'subscription_grant',
-      idempotencyKey: `subscription:${sub.id}:period:${periodStart.toISOString()}`,
-      reference: sub.id,
-      at: clock.now().toISOString(),
-    });
-  }
-
-  /** Applies a state the processor reported; an unknown subscription without its subject is ignored. */
-  async function applyState(state: SubscriptionState, version: number): Promise<SubscriptionRecord | null> {
-    const plan = plans.byPriceId(state.priceId);
-    const existing = await store.subscriptions.get(state.id);
-    const subject = existing ?? state.subject;
-    if (!plan || !subject) return existing;
-    const at = clock.now().toISOString();
-    const result = await store.subscriptions.apply({
-      id: state.id,
-      developerId: subject.developerId,
-      appUuid: subject.appUuid,
-      address: subject.address,
-      customerId: state.customerId,
-      tier: plan.tier,
-      interval: plan.interval,
-      status: state.status,
-      currentPeriodStart: state.periodStart.toISOString(),
-      currentPeriodEnd: state.periodEnd.toISOString(),
-      cancelAtPeriodEnd: state.cancelAtPeriodEnd,
-      scheduledDowngrade: existing?.scheduledDowngrade ?? null,
-      stateVersion: version,
-      createdAt: existing?.createdAt ?? at,
-      updatedAt: at,
-    });
-    if (result === 'conflict') return existing;
-    multipliers.delete(subscriberKey(subject));
-    let record = result.record;
-    // A downgrade is planned for the period end; once a new period has begun it has happened.
-    if (result.applied && existing?.scheduledDowngrade && record.currentPeriodStart > existing.currentPeriodStart) {
-      record = (await store.subscriptions.scheduleDowngrade(record.id, null, at)) ?? record;
-    }
-    deps.onPeriodsChanged?.();
-    return record;
-  }
-
-  function openCheckout(owner: { developerId: string; appUuid: string; address: string }, plan: Plan, input: RedirectInput, origin: string) {
+  function openCheckout(owner: Subscriber & { developerId: string }, plan: Plan, input: RedirectInput, origin: string) {
     return payments.open(
       {
         kind: 'subscription',
@@ -191,7 +76,7 @@ export function createSubscriptionsService(deps: {
 
   async function change(sub: SubscriptionRecord, request: Parameters<PaymentProcessor['updateSubscription']>[1]) {
     const state = await processor.updateSubscription(sub, request);
-    return (await applyState(state, seconds(clock.now()))) ?? sub;
+    return (await reports.state(state, seconds(clock.now()))) ?? sub;
   }
 
   async function cancel(sub: SubscriptionRecord) {
@@ -212,34 +97,6 @@ export function createSubscriptionsService(deps: {
   }
 
   return {
-    applyState,
-    planMultiplier,
-
-    /** A paid invoice: the period's credits (for a new subscription or a new period), and the charge in the billing history. */
-    async invoicePaid(invoice: Extract<PaymentEvent, { kind: 'invoice_paid' }>) {
-      const existing = await store.subscriptions.get(invoice.subscriptionId);
-      const subject = existing ?? invoice.subject;
-      const plan = invoice.priceId ? plans.byPriceId(invoice.priceId) : existing ? plans.find(existing.tier, existing.interval) : null;
-      if (!subject || !plan) return;
-      const sub = { id: invoice.subscriptionId, appUuid: subject.appUuid, address: subject.address };
-      // An upgrade's invoice carries no grant: the upgrade granted its prorated credits already.
-      if (invoice.billingReason === 'subscription_create' || invoice.billingReason === 'subscription_cycle') {
-        await grantPeriod(sub, plan, invoice.periodStart);
-      }
-      // The first charge is in the history as its checkout session.
-      if (invoice.billingReason !== 'subscription_create') {
-        await store.subscriptions.recordInvoice({
-          id: invoice.invoiceId,
-          subscriptionId: invoice.subscriptionId,
-          developerId: subject.developerId,
-          amountUsdCents: invoice.amountPaidCents,
-          creditsMicro: invoice.billingReason === 'subscription_cycle' ? creditsToMicro(periodCredits(plan)) : 0,
-          description: `${label(plan)} plan, ${invoice.billingReason === 'subscription_cycle' ? 'renewal' : 'change'}`,
-          paidAt: clock.now().toISOString(),
-        });
-      }
-    },
-
     plans(): z.input<typeof PlanList> {
       return {
         object: 'list',
@@ -264,7 +121,7 @@ export function createSubscriptionsService(deps: {
       if (runningAt(sub, clock.now())) {
         throw conflict(`${describe(sub, clock.now())}. Use upgrade or schedule-downgrade to change plans.`, 'already_subscribed');
       }
-      return openCheckout({ developerId: principal.developerId, ...subjectOf(principal) }, plan, input, origin);
+      return openCheckout({ developerId: principal.developerId, ...subscriberOf(principal) }, plan, input, origin);
     },
 
     async portal(principal: Principal, input: { return_url?: string | undefined }, origin: string) {

@@ -1,0 +1,101 @@
+import type { Clock } from '../../clock.js';
+import type { PaymentEvent, SubscriptionState } from '../../payments/events.js';
+import { creditsToMicro } from '../../store/money.js';
+import type { Store, SubscriptionRecord } from '../../store/types.js';
+import { periodCredits, type Plan, type PlanCatalog } from './plans.js';
+import type { RateMultipliers } from './rate-multipliers.js';
+import { label, payerOf, type Subscriber } from './state.js';
+
+/**
+ * What the payment processor reports about subscriptions — their states and their paid
+ * invoices — applied to the store. Each report is safe to apply again and in any order: a state
+ * older than the one applied changes nothing, canceled is final, and a period's credits are
+ * keyed by the subscription and the period's start.
+ */
+export function createSubscriptionReports(deps: {
+  store: Store;
+  clock: Clock;
+  plans: PlanCatalog;
+  multipliers: RateMultipliers;
+  /** Told when a period end may have moved, so the billing clock can plan its next run. */
+  onPeriodsChanged?: () => void;
+}) {
+  const { store, clock, plans } = deps;
+
+  /** Grants a paid period's credits, once per subscription and period start. */
+  async function grantPeriod(sub: Subscriber & { id: string }, plan: Plan, periodStart: Date) {
+    const payer = payerOf(sub);
+    if (payer.kind === 'user') await store.users.ensure(payer.appUuid, payer.address, clock.now().toISOString());
+    await store.credits.grant(payer, {
+      amountMicro: creditsToMicro(periodCredits(plan)),
+      kind: 'subscription_grant',
+      idempotencyKey: `subscription:${sub.id}:period:${periodStart.toISOString()}`,
+      reference: sub.id,
+      at: clock.now().toISOString(),
+    });
+  }
+
+  return {
+    /** A subscription's state; an unknown subscription without our metadata is ignored. */
+    async state(state: SubscriptionState, version: number): Promise<SubscriptionRecord | null> {
+      const plan = plans.byPriceId(state.priceId);
+      const existing = await store.subscriptions.get(state.id);
+      const owner = existing ?? state.subject;
+      if (!plan || !owner) return existing;
+      const at = clock.now().toISOString();
+      const result = await store.subscriptions.apply({
+        id: state.id,
+        developerId: owner.developerId,
+        appUuid: owner.appUuid,
+        address: owner.address,
+        customerId: state.customerId,
+        tier: plan.tier,
+        interval: plan.interval,
+        status: state.status,
+        currentPeriodStart: state.periodStart.toISOString(),
+        currentPeriodEnd: state.periodEnd.toISOString(),
+        cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+        scheduledDowngrade: existing?.scheduledDowngrade ?? null,
+        stateVersion: version,
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+      });
+      if (result === 'conflict') return existing;
+      deps.multipliers.forget(owner);
+      let record = result.record;
+      // A downgrade is planned for the period end; once a new period has begun it has happened.
+      if (result.applied && existing?.scheduledDowngrade && record.currentPeriodStart > existing.currentPeriodStart) {
+        record = (await store.subscriptions.scheduleDowngrade(record.id, null, at)) ?? record;
+      }
+      deps.onPeriodsChanged?.();
+      return record;
+    },
+
+    /** A paid invoice: the period's credits (for a new subscription or a new period), and the charge in the billing history. */
+    async invoicePaid(invoice: Extract<PaymentEvent, { kind: 'invoice_paid' }>): Promise<void> {
+      const existing = await store.subscriptions.get(invoice.subscriptionId);
+      const owner = existing ?? invoice.subject;
+      const plan = invoice.priceId ? plans.byPriceId(invoice.priceId) : existing ? plans.find(existing.tier, existing.interval) : null;
+      if (!owner || !plan) return;
+      const renewal = invoice.billingReason === 'subscription_cycle';
+      // An upgrade's invoice carries no grant: the upgrade granted its prorated credits already.
+      if (renewal || invoice.billingReason === 'subscription_create') {
+        await grantPeriod({ id: invoice.subscriptionId, appUuid: owner.appUuid, address: owner.address }, plan, invoice.periodStart);
+      }
+      // The first charge is in the history as its checkout session.
+      if (invoice.billingReason !== 'subscription_create') {
+        await store.subscriptions.recordInvoice({
+          id: invoice.invoiceId,
+          subscriptionId: invoice.subscriptionId,
+          developerId: owner.developerId,
+          amountUsdCents: invoice.amountPaidCents,
+          creditsMicro: renewal ? creditsToMicro(periodCredits(plan)) : 0,
+          description: `${label(plan)} plan, ${renewal ? 'renewal' : 'change'}`,
+          paidAt: clock.now().toISOString(),
+        });
+      }
+    },
+  };
+}
+
+export type SubscriptionReports = ReturnType<typeof createSubscriptionReports>;
