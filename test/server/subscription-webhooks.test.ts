@@ -140,3 +140,16 @@ describe('subscription webhooks in any order', () => {
     expect(await t.server.store.checkout.eventSeen('evt_bad_sub')).toBe(false);
   });
 });
+
+describe('reports for an app that is not there', () => {
+  it('are acknowledged and change nothing (an app deleted since, or unknown)', async () => {
+    const gone = await subscriberWithSession('gone');
+    expectStatus(await t.call('DELETE', `${API}/developer/apps/${gone.appUuid}`, { key: gone.key }), 200);
+    const events = lifeOf(gone, gone.sessionId, 'gone');
+    const unknown = lifeOf({ developerId: gone.developerId, appUuid: '00000000-0000-4000-8000-000000000000' }, 'cs_unknown', 'unknown');
+    for (const event of [...events, ...unknown]) expectStatus(await deliver(event), 200);
+    expect(await t.server.store.subscriptions.get('sub_gone')).toBeNull();
+    expect(await t.server.store.subscriptions.get('sub_unknown')).toBeNull();
+    expect(await t.server.store.credits.check()).toEqual([]);
+  });
+});

@@ -22,6 +22,14 @@ export function createSubscriptionReports(deps: {
 }) {
   const { store, clock, plans } = deps;
 
+  /**
+   * Whether the subscriber's app is still there. Metadata names it, but the app may have been
+   * deleted since (or an event be forged with our secret): such a report is acknowledged and
+   * changes nothing, rather than failing so the processor retries it forever.
+   */
+  const appExists = async (owner: { developerId: string; appUuid: string }) =>
+    (await store.apps.get(owner.developerId, owner.appUuid)) !== null;
+
   /** Grants a paid period's credits, once per subscription and period start. */
   async function grantPeriod(sub: Subscriber & { id: string }, plan: Plan, periodStart: Date) {
     const payer = payerOf(sub);
@@ -41,7 +49,7 @@ export function createSubscriptionReports(deps: {
       const plan = plans.byPriceId(state.priceId);
       const existing = await store.subscriptions.get(state.id);
       const owner = existing ?? state.subject;
-      if (!plan || !owner) return existing;
+      if (!plan || !owner || (!existing && !(await appExists(owner)))) return existing;
       const at = clock.now().toISOString();
       const result = await store.subscriptions.apply({
         id: state.id,
@@ -76,7 +84,7 @@ export function createSubscriptionReports(deps: {
       const existing = await store.subscriptions.get(invoice.subscriptionId);
       const owner = existing ?? invoice.subject;
       const plan = invoice.priceId ? plans.byPriceId(invoice.priceId) : existing ? plans.find(existing.tier, existing.interval) : null;
-      if (!owner || !plan) return;
+      if (!owner || !plan || !(await appExists(owner))) return;
       const renewal = invoice.billingReason === 'subscription_cycle';
       // An upgrade's invoice carries no grant: the upgrade granted its prorated credits already.
       if (renewal || invoice.billingReason === 'subscription_create') {
