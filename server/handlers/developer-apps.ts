@@ -15,7 +15,10 @@ export const developerAppsHandlers: HandlerTable = {
     presentApp(await services.apps.update(principal.developerId, params.app_uuid, body)),
 
   'developer.apps.delete': async ({ principal, params, services }) => {
-    await services.apps.delete(principal.developerId, params.app_uuid);
+    const app = await services.apps.get(principal.developerId, params.app_uuid);
+    // First, so that a processor that cannot cancel (502) leaves the app in place to retry.
+    await services.subscriptions.endAllOf(app.appUuid);
+    await services.apps.delete(principal.developerId, app.appUuid);
     return { id: params.app_uuid, object: 'app', deleted: true };
   },
 };

@@ -32,6 +32,8 @@ export interface PaymentProcessor {
   createCheckout(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   createPortal(subscription: SubscriptionRecord, returnUrl: string | null, origin: string): Promise<{ id: string; url: string }>;
   updateSubscription(subscription: SubscriptionRecord, change: SubscriptionChange): Promise<SubscriptionState>;
+  /** Ends a subscription now, without a refund (its app is being deleted). */
+  cancelNow(subscription: SubscriptionRecord): Promise<SubscriptionState>;
   /**
    * Called by the billing clock when an active subscription's period has ended, with the price of
    * the next period (a scheduled downgrade's, or the current one). True when the processor moved

@@ -132,6 +132,12 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
       return subscriptionStateOf(subscriptionObject(sub));
     },
 
+    async cancelNow(record) {
+      const ended = subscriptionObject({ ...fromRecord(record), status: 'canceled' });
+      await emit('customer.subscription.deleted', ended);
+      return { ...subscriptionStateOf(ended), status: 'canceled' };
+    },
+
     async endPeriod(record, nextPriceId) {
       const sub = fromRecord(record);
       if (record.cancelAtPeriodEnd) {

@@ -116,6 +116,11 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
       return subscriptionStateOf(updated);
     },
 
+    async cancelNow(subscription) {
+      const ended = await atStripe('cancel the subscription', () => stripe.subscriptions.cancel(subscription.id));
+      return { ...subscriptionStateOf(ended), status: 'canceled' };
+    },
+
     async endPeriod(subscription, nextPriceId) {
       // Stripe renews or ends the subscription itself and reports it; only our scheduled
       // downgrade needs telling, without proration, before Stripe bills the next period.

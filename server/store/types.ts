@@ -394,6 +394,8 @@ export interface Store {
   };
   readonly subscriptions: {
     get(id: string): Promise<SubscriptionRecord | null>;
+    /** The active subscriptions of an app and of its users. */
+    activeForApp(appUuid: string): Promise<SubscriptionRecord[]>;
     /** The subject's active subscription, else its latest one, else null. */
     current(appUuid: string, address: string): Promise<SubscriptionRecord | null>;
     /**

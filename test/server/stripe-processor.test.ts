@@ -155,6 +155,21 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
     expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'starter', scheduled_downgrade: null });
   });
 
+  it('deleting the app cancels its subscription at Stripe first', async () => {
+    const sub = await subscribe('pro');
+    const deleted = await t.call('DELETE', `${API}/developer/apps/${t.appUuid}`);
+    expectStatus(deleted, 200);
+    expect(lastRequest(`/v1/subscriptions/${sub.id}`)).toMatchObject({ method: 'DELETE' });
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ status: 'canceled' });
+  });
+
+  it('an app whose subscription Stripe will not cancel stays, so the deletion can be retried', async () => {
+    await subscribe('pro');
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'No such subscription.');
+    expectApiError(await t.call('DELETE', `${API}/developer/apps/${t.appUuid}`), 502, { type: 'payment_processor_error' });
+    expectStatus(await t.call('GET', `${API}/developer/apps/${t.appUuid}`), 200);
+  });
+
   it('a Stripe error is a 502 that says what Stripe said, and changes nothing', async () => {
     stripe.failNext(402, 'card_error', 'card_declined', 'Your card was declined.');
     const refused = await t.call('POST', `${API}/credits/purchase`, { body: { credits: 500 } });

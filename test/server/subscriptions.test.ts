@@ -277,3 +277,26 @@ describe('an end user’s own subscription', () => {
     expect(await t.server.store.credits.check()).toEqual([]);
   });
 });
+
+describe('deleting an app', () => {
+  it('ends the subscriptions of the app and of its users at once, with no further grants', async () => {
+    const s = await subscriber();
+    await s.subscribe('pro');
+    await t.call('PUT', `${API}/developer/apps/${s.appUuid}/idp`, { key: s.key, body: { idp_app_id: `sandbox_${s.appUuid}` } });
+    const testKey = (await t.server.services.apiKeys.create(s.appUuid, { name: 'test', is_test: true })).secret;
+    const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: testKey, body: {} });
+    const userCheckout = await t.call('POST', `${API}/subscriptions/checkout-session`, {
+      key: null,
+      headers: { authorization: `Bearer ${issued.body.token}` },
+      body: { tier: 'starter', interval: 'month' },
+    });
+    await fetch(`${userCheckout.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toHaveLength(2);
+
+    expectStatus(await t.call('DELETE', `${API}/developer/apps/${s.appUuid}`, { key: s.key }), 200);
+    expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toEqual([]);
+    await advance(62 * DAY);
+    expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toEqual([]);
+    expect(await t.server.store.credits.check()).toEqual([]);
+  });
+});

@@ -184,6 +184,16 @@ export function createSubscriptionsService(deps: {
       return renew(await currentOf(principal), origin);
     },
 
+    /**
+     * Ends the subscriptions of an app and of its users now, before the app is deleted: a
+     * processor would otherwise go on charging for an app that no longer exists.
+     */
+    async endAllOf(appUuid: string): Promise<void> {
+      for (const sub of await store.subscriptions.activeForApp(appUuid)) {
+        await reports.state(await processor.cancelNow(sub), seconds(clock.now()));
+      }
+    },
+
     /** The sandbox's customer portal: the session, its subscription as the status shows it. */
     async portalSession(id: string) {
       const session = await store.subscriptions.portalSession(id);

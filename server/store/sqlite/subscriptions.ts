@@ -64,6 +64,7 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     `SELECT * FROM subscriptions WHERE app_uuid = ? AND address = ?
      ORDER BY status = 'active' DESC, created_at DESC, id DESC LIMIT 1`,
   );
+  const activeForApp = db.prepare<[string], Row>("SELECT * FROM subscriptions WHERE app_uuid = ? AND status = 'active' ORDER BY id");
   const activeOther = db.prepare<[string, string, string], { id: string }>(
     "SELECT id FROM subscriptions WHERE app_uuid = ? AND address = ? AND status = 'active' AND id <> ?",
   );
@@ -127,6 +128,9 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     async current(appUuid, address) {
       const row = current.get(appUuid, address);
       return row ? toRecord(row) : null;
+    },
+    async activeForApp(appUuid) {
+      return activeForApp.all(appUuid).map(toRecord);
     },
     async apply(record) {
       return apply(record);
