@@ -32,6 +32,11 @@ export interface PaymentProcessor {
   createCheckout(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   createPortal(subscription: SubscriptionRecord, returnUrl: string | null, origin: string): Promise<{ id: string; url: string }>;
   updateSubscription(subscription: SubscriptionRecord, change: SubscriptionChange): Promise<SubscriptionState>;
+  /**
+   * Plans the price the next period starts with (a downgrade at the period end), or withdraws
+   * the plan (null). A processor that runs periods itself must know ahead of its renewal.
+   */
+  scheduleNextPeriod(subscription: SubscriptionRecord, priceId: string | null): Promise<void>;
   /** Ends a subscription now, without a refund (its app is being deleted). */
   cancelNow(subscription: SubscriptionRecord): Promise<SubscriptionState>;
   /**

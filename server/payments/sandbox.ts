@@ -132,6 +132,10 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
       return subscriptionStateOf(subscriptionObject(sub));
     },
 
+    async scheduleNextPeriod() {
+      // Nothing to tell: the sandbox starts each period itself (endPeriod), with the plan due then.
+    },
+
     async cancelNow(record) {
       const ended = subscriptionObject({ ...fromRecord(record), status: 'canceled' });
       await emit('customer.subscription.deleted', ended);

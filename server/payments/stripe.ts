@@ -53,8 +53,14 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
       : {}),
   });
 
-  async function firstItem(subscriptionId: string) {
+  /**
+   * The subscription's item, after releasing any schedule: Stripe refuses changes to a
+   * subscription a schedule manages, and every change we make supersedes a planned downgrade.
+   */
+  async function unscheduledItem(subscriptionId: string) {
     const current = await stripe.subscriptions.retrieve(subscriptionId);
+    const scheduleId = typeof current.schedule === 'string' ? current.schedule : (current.schedule?.id ?? null);
+    if (scheduleId) await stripe.subscriptionSchedules.release(scheduleId);
     const item = current.items.data[0];
     if (!item) throw new ApiError(502, 'payment_processor_error', `Stripe subscription ${subscriptionId} has no item.`, 'payment_processor_error');
     return item;
@@ -104,8 +110,8 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
 
     async updateSubscription(subscription, change) {
       const updated = await atStripe('change the subscription', async () => {
+        const item = await unscheduledItem(subscription.id);
         if ('priceId' in change) {
-          const item = await firstItem(subscription.id);
           return stripe.subscriptions.update(subscription.id, {
             items: [{ id: item.id, price: change.priceId }],
             proration_behavior: change.prorate ? 'always_invoice' : 'none',
@@ -116,17 +122,37 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
       return subscriptionStateOf(updated);
     },
 
+    /**
+     * A downgrade at the period end is a subscription schedule: this period at the current price,
+     * then one period at the new one, then released to go on at it. Stripe renews at the new price
+     * itself; no change at the last moment can race its renewal invoice.
+     */
+    async scheduleNextPeriod(subscription, priceId) {
+      await atStripe('schedule the next period', async () => {
+        const item = await unscheduledItem(subscription.id);
+        if (priceId === null) return;
+        const next = plans.byPriceId(priceId);
+        if (!next) throw new Error(`unknown price ${priceId}`);
+        const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
+        const current = schedule.phases[0];
+        if (!current) throw new ApiError(502, 'payment_processor_error', 'Stripe made a schedule without a phase.', 'payment_processor_error');
+        await stripe.subscriptionSchedules.update(schedule.id, {
+          end_behavior: 'release',
+          phases: [
+            { items: [{ price: item.price.id, quantity: 1 }], start_date: current.start_date, end_date: current.end_date },
+            { items: [{ price: priceId, quantity: 1 }], duration: { interval: next.interval, interval_count: 1 }, proration_behavior: 'none' },
+          ],
+        });
+      });
+    },
+
     async cancelNow(subscription) {
       const ended = await atStripe('cancel the subscription', () => stripe.subscriptions.cancel(subscription.id));
       return { ...subscriptionStateOf(ended), status: 'canceled' };
     },
 
-    async endPeriod(subscription, nextPriceId) {
-      // Stripe renews or ends the subscription itself and reports it; only our scheduled
-      // downgrade needs telling, without proration, before Stripe bills the next period.
-      if (nextPriceId !== plans.find(subscription.tier, subscription.interval).priceId) {
-        await processor.updateSubscription(subscription, { priceId: nextPriceId, prorate: false });
-      }
+    async endPeriod() {
+      // Stripe renews or ends the subscription itself (a downgrade by its schedule) and reports it.
       return false;
     },
   };

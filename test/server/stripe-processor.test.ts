@@ -142,17 +142,41 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
     expect(await t.server.store.credits.check()).toEqual([]);
   });
 
-  it('applies a scheduled downgrade at Stripe when the period ends, without proration', async () => {
+  it('schedules a downgrade at Stripe for the period end; Stripe renews at the lower price', async () => {
     const sub = await subscribe('pro');
-    await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } });
+    const scheduled = await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } });
+    expect(scheduled.body).toMatchObject({ tier: 'pro', scheduled_downgrade: { tier: 'starter' } });
+    expect(stripe.requests.find((r) => r.path === '/v1/subscription_schedules')).toMatchObject({ method: 'POST', params: { from_subscription: sub.id } });
+    const schedule = [...stripe.schedules.values()].find((s) => s.subscription === sub.id);
+    expect(schedule).toMatchObject({
+      status: 'active',
+      end_behavior: 'release',
+      phases: [
+        { items: [{ price: 'price_svc_pro_month', quantity: 1 }], end_date: Date.parse(sub.currentPeriodEnd) / 1000 },
+        { items: [{ price: 'price_svc_starter_month', quantity: 1 }] },
+      ],
+    });
+    // The period ends: the billing clock leaves it to Stripe, which renews by the schedule.
     t.clock.advance(30 * 24 * 60 * 60 * 1000);
     await t.server.services.billingClock.idle();
-    expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toMatchObject({
-      items: [{ price: 'price_svc_starter_month' }],
-      proration_behavior: 'none',
-    });
+    const before = await balance();
     expect(await deliver(stripe.renew(sub.id))).toEqual([200, 200]);
     expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'starter', scheduled_downgrade: null });
+    expect(await balance()).toBe(before + 1000);
+  });
+
+  it('withdrawing the downgrade, or upgrading or cancelling, releases the schedule first', async () => {
+    const sub = await subscribe('pro');
+    await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } });
+    expectStatus(await t.call('POST', `${API}/subscriptions/cancel-scheduled-downgrade`), 200);
+    expect(stripe.subscriptions.get(sub.id)?.schedule).toBeNull();
+    await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } });
+    const canceled = await t.call('POST', `${API}/subscriptions/cancel`);
+    expectStatus(canceled, 200);
+    expect(canceled.body).toMatchObject({ cancel_at_period_end: true, scheduled_downgrade: null });
+    expect(stripe.subscriptions.get(sub.id)).toMatchObject({ schedule: null, cancel_at_period_end: true });
+    const ofThis = [...stripe.schedules.values()].filter((s) => s.subscription === sub.id);
+    expect(ofThis.map((s) => s.status)).toEqual(['released', 'released']);
   });
 
   it('deleting the app cancels its subscription at Stripe first', async () => {

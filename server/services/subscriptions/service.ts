@@ -166,12 +166,14 @@ export function createSubscriptionsService(deps: {
       if (planRank(downgrade) >= planRank(sub)) {
         throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
       }
+      await processor.scheduleNextPeriod(sub, plans.find(downgrade.tier, downgrade.interval).priceId);
       return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
     },
 
     async cancelScheduledDowngrade(principal: Principal) {
       const sub = await running(principal, 'change');
       if (!sub.scheduledDowngrade) throw conflict(`${describe(sub, clock.now())}: no downgrade is scheduled.`, 'no_scheduled_downgrade');
+      await processor.scheduleNextPeriod(sub, null);
       return present(await store.subscriptions.scheduleDowngrade(sub.id, null, clock.now().toISOString()));
     },
 
