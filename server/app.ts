@@ -65,6 +65,15 @@ function webhookSecretOf(secret: string | undefined) {
   return { webhookSecret: secret };
 }
 
+/** `SVC_DB_SYNCHRONOUS`: `normal` (the default) or `full`; anything else refuses to start. */
+function synchronousOf(value: string | undefined): 'normal' | 'full' {
+  const chosen = (value ?? 'normal').toLowerCase();
+  if (chosen !== 'normal' && chosen !== 'full') {
+    throw new Error(`SVC_DB_SYNCHRONOUS must be normal or full (got ${JSON.stringify(value)}).`);
+  }
+  return chosen;
+}
+
 /** The points program from the environment; a rate that is not a positive number refuses to start. */
 function pointsProgram(url: string, rate = '1') {
   const creditsPerPoint = Number(rate);
@@ -80,7 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Configuration errors surface before anything is opened.
   const upstreams = providers ?? providersFromConfig(env, providersFile);
   const registry = createProviderRegistry(upstreams);
-  const store = createSqliteStore(settings.dbPath);
+  const store = createSqliteStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS) });
   let services: Services;
   const plans = createPlanCatalog(env);
   try {

@@ -1,4 +1,4 @@
-import { openDatabase } from './database.js';
+import { openDatabase, type Synchronous } from './database.js';
 import { createLedger } from './ledger.js';
 import { createHolds } from './holds.js';
 import { createRateCounters } from './rate-counters.js';
@@ -16,8 +16,8 @@ import { createSubscriptionsRepository } from './subscriptions.js';
 import type { Store } from '../types.js';
 
 /** The embedded default store: one SQLite file (or `:memory:`). */
-export function createSqliteStore(file: string): Store {
-  const db = openDatabase(file);
+export function createSqliteStore(file: string, options: { synchronous?: Synchronous } = {}): Store {
+  const db = openDatabase(file, options.synchronous);
   const holds = createHolds();
   const ledger = createLedger(db, holds);
   const keyCache = new Map();

@@ -14,7 +14,7 @@ export class ServeCommand extends SvcCommand {
     description: 'Run the platform server (SQLite in ~/.svc/server.db by default)',
     details:
       'Prints `svc server listening on http://HOST:PORT` when ready. On an empty database it creates the owner account, a default app with a starting grant and one live and one test key, prints the keys once, and saves the live key in the CLI config when none is saved yet. Stops gracefully on SIGINT or SIGTERM.\n\n' +
-      'Payments go through the built-in sandbox processor (its checkout and portal pages are served here) unless STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set; then through Stripe, with plan prices from STRIPE_PRICE_<TIER>_<INTERVAL>. SVC_PAYMENT_WEBHOOK_SECRET fixes the sandbox webhook secret. Provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), SVC_PROVIDERS, SVC_AGENTS and SVC_POINTS_URL are read from the environment too.',
+      'Payments go through the built-in sandbox processor (its checkout and portal pages are served here) unless STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set; then through Stripe, with plan prices from STRIPE_PRICE_<TIER>_<INTERVAL>. SVC_PAYMENT_WEBHOOK_SECRET fixes the sandbox webhook secret; SVC_DB_SYNCHRONOUS=full makes every commit survive a power loss (the default survives the process being killed). Provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), SVC_PROVIDERS, SVC_AGENTS and SVC_POINTS_URL are read from the environment too.',
     examples: [
       ['Run on the defaults', 'svc serve'],
       ['Any free port, a throwaway database', 'svc serve --port 0 --db /tmp/svc.db'],
