@@ -1,12 +1,19 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { ConnectionError } from './errors.js';
 
 /**
  * HTTP on node:http: it loads in a few milliseconds (a CLI call is mostly start-up), keeps
- * connections alive for the chat, and streams bodies for server-sent events.
+ * connections alive for the chat, and streams bodies for server-sent events. TLS (node:https,
+ * another 3 ms to load) is loaded only for an https URL: the local server speaks plain HTTP.
  */
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+type Make = (url: URL, options: RequestOptions) => ClientRequest;
+const plain = { request: httpRequest as Make, agent: new HttpAgent({ keepAlive: true }) };
+let secure: Promise<typeof plain> | undefined;
+const transportFor = (url: URL): typeof plain | Promise<typeof plain> => {
+  if (url.protocol !== 'https:') return plain;
+  secure ??= import('node:https').then((https) => ({ request: https.request as Make, agent: new https.Agent({ keepAlive: true }) }));
+  return secure;
+};
 
 export interface TransportRequest {
   method: string;
@@ -16,19 +23,18 @@ export interface TransportRequest {
   signal?: AbortSignal;
 }
 
-export function send(request: TransportRequest): Promise<IncomingMessage> {
-  const secure = request.url.protocol === 'https:';
-  const make = secure ? httpsRequest : httpRequest;
+export async function send(request: TransportRequest): Promise<IncomingMessage> {
+  const transport = await transportFor(request.url);
   const { signal } = request;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const req = make(request.url, {
+    const req = transport.request(request.url, {
       method: request.method,
       headers: {
         ...request.headers,
         ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
       },
-      agent: secure ? agents.https : agents.http,
+      agent: transport.agent,
     });
     // Aborts are ours to handle (not node's `signal` option, whose listener outlives the
     // request): before the answer the request is destroyed, after it the answer's body.
