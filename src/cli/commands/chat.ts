@@ -1,13 +1,11 @@
 import { Command, Option, UsageError } from 'clipanion';
 import { join } from 'node:path';
 import { createClient, type Client } from '../../client/client.js';
-import { openChatMemory } from '../../chat/memory-adapter.js';
 import type { ChatMemory } from '../../chat/memory-port.js';
 import type { ClientTool } from '../../chat/types.js';
 import type { ChatSettings } from '../../tui/chat/session.js';
 import { ConnectionError } from '../../client/errors.js';
 import { chatDefaults } from '../../chat/defaults.js';
-import { runPipe } from '../../chat/pipe.js';
 import { VERSION } from '../../version.js';
 import { SvcCommand } from '../base-command.js';
 import { startBundledServer } from '../bundled-server.js';
@@ -84,6 +82,12 @@ export class ChatCommand extends SvcCommand {
     }
     const values = config.values;
     const model = this.model ?? values.model ?? chatDefaults.model;
+    // Loaded here, not with the command table: every other command would pay for the memory
+    // library and zod. Started now, they load while the server answers the health check.
+    const memoryModule = import('../../chat/memory-adapter.js');
+    const screenModule = (stdin as { isTTY?: boolean }).isTTY ? import('../../tui/chat/launch.js') : null;
+    // Awaited below where needed; an early return must not leave their failure unhandled.
+    for (const loading of [memoryModule, screenModule]) loading?.catch(() => {});
 
     // A server to talk to: the configured one, or — on this machine — the bundled one.
     let connection = this.connection();
@@ -119,12 +123,13 @@ export class ChatCommand extends SvcCommand {
         contextMessages: values.context_messages ?? chatDefaults.contextMessages,
         maxFileBytes: values.max_file_bytes ?? chatDefaults.maxFileBytes,
       };
+      const { openChatMemory } = await memoryModule;
       memory = openChatMemory(join(config.home, 'memory.db'), client, values.embedding_model ?? (await serverEmbeddingModel(client)));
       const extraTools = this.adminTools ? await loadAdminTools(client) : [];
       const resume = this.conversation ?? (this.continue ? memory.latest() : null);
       if (this.continue && !resume) stderr.write('svc: no earlier conversation to continue; starting a new one.\n');
       if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory, extraTools);
-      return await this.runScreen(client, settings, memory, resume, extraTools);
+      return await this.runScreen(screenModule ?? import('../../tui/chat/launch.js'), client, settings, memory, resume, extraTools);
     } catch (error) {
       return this.report(error);
     } finally {
@@ -143,6 +148,7 @@ export class ChatCommand extends SvcCommand {
     const conversationId = memory.startConversation(settings.model);
     memory.append(conversationId, { role: 'user', content: question });
     const tools = settings.toolsEnabled ? [...memory.tools(() => conversationId, async () => this.yes), ...extraTools] : [];
+    const { runPipe } = await import('../../chat/pipe.js');
     await runPipe({
       client,
       ...settings,
@@ -158,8 +164,15 @@ export class ChatCommand extends SvcCommand {
   }
 
   /** The Ink screen, loaded only here so no other command pays for it. */
-  private async runScreen(client: Client, settings: Settings, memory: ChatMemory, resume: string | null, extraTools: ClientTool[]) {
-    const { launchChat } = await import('../../tui/chat/launch.js');
+  private async runScreen(
+    screen: Promise<typeof import('../../tui/chat/launch.js')>,
+    client: Client,
+    settings: Settings,
+    memory: ChatMemory,
+    resume: string | null,
+    extraTools: ClientTool[],
+  ) {
+    const { launchChat } = await screen;
     const rows = process.stdout.rows ?? 24;
     await launchChat({
       client,
