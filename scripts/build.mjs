@@ -3,11 +3,24 @@
 // Also writes the operation manifest, generated from the contract, beside the bundle.
 import { build } from 'esbuild';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const banner = {
   // Some dependencies are CommonJS and call require(): give the ESM bundle one.
   js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+};
+
+/**
+ * marked-terminal imports its code highlighter (highlight.js, ~190 languages registered on
+ * load) up front; the chat gets it on the first code block instead (src/tui/chat/lazy-highlight.ts).
+ */
+const lazyHighlight = {
+  name: 'lazy-cli-highlight',
+  setup(build) {
+    build.onResolve({ filter: /^cli-highlight$/ }, (args) =>
+      /[\\/]marked-terminal[\\/]/.test(args.importer) ? { path: fileURLToPath(new URL('../src/tui/chat/lazy-highlight.ts', import.meta.url)) } : undefined,
+    );
+  },
 };
 
 const common = {
@@ -28,6 +41,7 @@ const common = {
   // clipanion's ESM build imports typanion lazily (its CommonJS build requires it up front).
   alias: { clipanion: './node_modules/clipanion/lib/advanced/index.mjs' },
   logLevel: 'warning',
+  plugins: [lazyHighlight],
 };
 
 for (const dir of ['dist/cli', 'dist/server', 'dist/build']) rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,8 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 export interface TerminalSession {
   /** The visible screen, as text. */
   screen(): string;
+  /** The visible screen with its colours (SGR escape sequences). */
+  screenWithColours(): string;
   /** Keys as tmux names them (`Enter`, `C-d`), or literal text with `literal: true`. */
   send(keys: string, options?: { literal?: boolean }): void;
   /** Polls until `done()` holds: at most `tries` times, 50 ms apart. */
@@ -49,6 +51,7 @@ export function startTerminal(name: string, args: string[], size: { columns: num
   }
   return {
     screen,
+    screenWithColours: () => tmux('capture-pane', '-p', '-e', '-t', id).stdout,
     send: (keys, options = {}) => void tmux('send-keys', '-t', id, ...(options.literal ? ['-l'] : []), keys),
     poll,
     showing: (text) => poll(`the screen to show ${JSON.stringify(text)}`, () => screen().includes(text)),

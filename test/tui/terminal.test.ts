@@ -33,6 +33,18 @@ describe.skipIf(!hasTmux)('svc chat in a terminal (tmux)', () => {
       /Echo — you said:\s*What is in a terminal\?[\s\S]*Ask anything[\s\S]*\d+ tokens/.test(terminal.screen()),
     );
 
+    // A code block in the answer is highlighted (highlight.js loads on the first one).
+    terminal.send('```js', { literal: true });
+    terminal.send('M-Enter');
+    terminal.send('const answer = 42', { literal: true });
+    terminal.send('M-Enter');
+    terminal.send('```', { literal: true });
+    terminal.send('Enter');
+    await terminal.poll('the echoed code block', () => (terminal.screen().match(/const answer = 42/g) ?? []).length >= 2);
+    const codeLines = terminal.screenWithColours().split('\n').filter((line) => line.includes('answer') && line.includes('42'));
+    // Highlighted, not just styled as a whole: the keyword and the number get colours of their own.
+    expect(codeLines.some((line) => /\u001b\[[0-9;]*m\s*const\b.*\u001b\[[0-9;]*m42/.test(line)), JSON.stringify(codeLines)).toBe(true);
+
     terminal.send('C-d');
     expect(await terminal.exitCode()).toBe(0);
   });
