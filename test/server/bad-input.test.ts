@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildManifest, type OperationManifest } from '../../src/contract/manifest.js';
-import { useTestServer } from '../helpers/api.js';
+import { API, appPath, useTestServer } from '../helpers/api.js';
 
 /**
  * Every operation of the contract, fed wrong input of every kind: malformed JSON, each body field
@@ -19,10 +19,17 @@ function pathOf(op: OperationManifest, params: Record<string, string>): string {
   return op.absolutePath ? path : `/api/v1${path}`;
 }
 
+/** Who calls: the owner's live key, or an end user's identity token (a sandbox one). */
+let as: { key?: null; authorization?: string } = {};
+
 async function expectHandled(op: OperationManifest, what: string, request: { path: string; rawBody?: string; contentType?: string }) {
   const response = await t.call(op.method, request.path, {
     ...(request.rawBody !== undefined ? { rawBody: request.rawBody } : {}),
-    headers: request.rawBody !== undefined ? { 'content-type': request.contentType ?? 'application/json' } : {},
+    ...(as.key === null ? { key: null } : {}),
+    headers: {
+      ...(request.rawBody !== undefined ? { 'content-type': request.contentType ?? 'application/json' } : {}),
+      ...(as.authorization ? { authorization: as.authorization } : {}),
+    },
   });
   const where = `${op.id} (${op.method} ${request.path.slice(0, 120)}) with ${what}`;
   expect(response.status, `${where}: ${JSON.stringify(response.body).slice(0, 300)}`).toBeLessThan(500);
@@ -31,38 +38,56 @@ async function expectHandled(op: OperationManifest, what: string, request: { pat
   }
 }
 
-describe('wrong input to every operation', () => {
+async function feedWrongInput(op: OperationManifest) {
+  const goodParams = Object.fromEntries(op.params.map((p) => [p.name, 'does-not-exist']));
+  const path = pathOf(op, goodParams);
+
+  for (const value of PATH_VALUES) {
+    for (const param of op.params) {
+      await expectHandled(op, `path ${param.name}=${value.slice(0, 20)}`, {
+        path: pathOf(op, { ...goodParams, [param.name]: value }),
+        ...(op.hasBody ? { rawBody: '{}' } : {}),
+      });
+    }
+  }
+  for (const value of QUERY_VALUES) {
+    for (const field of op.query) {
+      await expectHandled(op, `query ${field.name}=${value}`, { path: `${path}?${field.name}=${encodeURIComponent(value)}` });
+    }
+  }
+  if (!op.hasBody) return;
+  for (const raw of ['{bad json', '[]', '"text"', 'null', '123', '{"__proto__": {"admin": true}}', '']) {
+    await expectHandled(op, `body ${raw || '(empty)'}`, { path, rawBody: raw });
+  }
+  await expectHandled(op, 'a body that is not JSON', { path, rawBody: 'a=b', contentType: 'application/x-www-form-urlencoded' });
+  for (const field of op.body) {
+    for (const value of WRONG_VALUES) {
+      await expectHandled(op, `body ${field.name}=${JSON.stringify(value).slice(0, 30)}`, {
+        path,
+        rawBody: JSON.stringify({ [field.name]: value }),
+      });
+    }
+  }
+}
+
+describe('wrong input to every operation, with an API key', () => {
   for (const op of manifest) {
     it(`${op.id} answers every wrong input with a 4xx, never a 5xx`, async () => {
-      const goodParams = Object.fromEntries(op.params.map((p) => [p.name, 'does-not-exist']));
-      const path = pathOf(op, goodParams);
+      as = {};
+      await feedWrongInput(op);
+    });
+  }
+});
 
-      for (const value of PATH_VALUES) {
-        for (const param of op.params) {
-          await expectHandled(op, `path ${param.name}=${value.slice(0, 20)}`, {
-            path: pathOf(op, { ...goodParams, [param.name]: value }),
-            ...(op.hasBody ? { rawBody: '{}' } : {}),
-          });
-        }
-      }
-      for (const value of QUERY_VALUES) {
-        for (const field of op.query) {
-          await expectHandled(op, `query ${field.name}=${value}`, { path: `${path}?${field.name}=${encodeURIComponent(value)}` });
-        }
-      }
-      if (!op.hasBody) return;
-      for (const raw of ['{bad json', '[]', '"text"', 'null', '123', '{"__proto__": {"admin": true}}', '']) {
-        await expectHandled(op, `body ${raw || '(empty)'}`, { path, rawBody: raw });
-      }
-      await expectHandled(op, 'a body that is not JSON', { path, rawBody: 'a=b', contentType: 'application/x-www-form-urlencoded' });
-      for (const field of op.body) {
-        for (const value of WRONG_VALUES) {
-          await expectHandled(op, `body ${field.name}=${JSON.stringify(value).slice(0, 30)}`, {
-            path,
-            rawBody: JSON.stringify({ [field.name]: value }),
-          });
-        }
-      }
+describe('wrong input to every operation an end user may call, with an identity token', () => {
+  for (const op of manifest.filter((o) => o.auth.includes('identity_token'))) {
+    it(`${op.id} answers every wrong input with a 4xx, never a 5xx`, async () => {
+      await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: `sandbox_${t.appUuid}` } });
+      const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: {} });
+      as = { key: null, authorization: `Bearer ${issued.body.token}` };
+      // The token gets past authentication, so the wrong input meets the handlers themselves.
+      expect((await t.call('GET', `${API}/credits/balance`, { key: null, headers: { authorization: as.authorization } })).status).toBe(200);
+      await feedWrongInput(op);
     });
   }
 });
