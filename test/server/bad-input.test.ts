@@ -84,9 +84,10 @@ describe('wrong input to every operation an end user may call, with an identity 
     it(`${op.id} answers every wrong input with a 4xx, never a 5xx`, async () => {
       await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: `sandbox_${t.appUuid}` } });
       const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: {} });
-      as = { key: null, authorization: `Bearer ${issued.body.token}` };
+      const authorization = `Bearer ${issued.body.token}`;
+      as = { key: null, authorization };
       // The token gets past authentication, so the wrong input meets the handlers themselves.
-      expect((await t.call('GET', `${API}/credits/balance`, { key: null, headers: { authorization: as.authorization } })).status).toBe(200);
+      expect((await t.call('GET', `${API}/credits/balance`, { key: null, headers: { authorization } })).status).toBe(200);
       await feedWrongInput(op);
     });
   }
