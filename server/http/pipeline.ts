@@ -9,7 +9,7 @@ import { parseJsonBody, readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
 import { formatEvent, SseReply } from './sse.js';
 import { answerPreflight, applyCors } from './cors.js';
-import { handleSandboxPage } from './sandbox-pages.js';
+import { handleSandboxPage, isSandboxPage } from './sandbox-pages.js';
 import type { createRouter } from './router.js';
 import { parseOrThrow } from './validate.js';
 
@@ -139,7 +139,8 @@ export function createPipeline(options: PipelineOptions) {
       if (!res.writableFinished) aborter.abort();
     });
     try {
-      if (await handleSandboxPage(req, res, services)) return;
+      // Every request passes here: the API's own paths skip the sandbox pages without a wait.
+      if (isSandboxPage(req.url) && (await handleSandboxPage(req, res, services))) return;
       await run(req, res, requestId, aborter.signal);
     } catch (error) {
       if (error instanceof ApiError) {

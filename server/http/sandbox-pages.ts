@@ -61,6 +61,8 @@ async function portal(req: IncomingMessage, res: ServerResponse, services: Servi
  * customer portal. The id in the path is the capability, as a processor's link is. Returns false
  * for other paths.
  */
+export const isSandboxPage = (url: string | undefined) => url?.startsWith('/sandbox/') ?? false;
+
 export async function handleSandboxPage(req: IncomingMessage, res: ServerResponse, services: Services): Promise<boolean> {
   const path = new URL(req.url ?? '/', 'http://placeholder').pathname;
   const portalMatch = PORTAL.exec(path);
