@@ -155,3 +155,17 @@ export async function getApp(t: TestServer, appUuid: string) {
   expectStatus(response, 200);
   return response.body;
 }
+
+/**
+ * An end user of an app, signed in through the sandbox identity provider: the app gets a
+ * `sandbox_` identity-provider id (no verification key needed) and a test key issues the token.
+ * `developerKey` is the key that configures the app (the owner's live key by default).
+ */
+export async function sandboxUser(t: TestServer, appUuid: string = t.appUuid, developerKey?: string) {
+  expectStatus(await t.call('PUT', appPath(appUuid, 'idp'), { key: developerKey, body: { idp_app_id: `sandbox_${appUuid}` } }), 200);
+  const testKey = appUuid === t.appUuid ? t.testKey : (await t.server.services.apiKeys.create(appUuid, { name: 'sandbox', is_test: true })).secret;
+  const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: testKey, body: {} });
+  expectStatus(issued, 200);
+  const token = issued.body.token as string;
+  return { token, address: issued.body.address as string, as: bearer(token) };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildManifest, type OperationManifest } from '../../src/contract/manifest.js';
-import { API, appPath, useTestServer } from '../helpers/api.js';
+import { API, sandboxUser, useTestServer } from '../helpers/api.js';
 
 /**
  * Every operation of the contract, fed wrong input of every kind: malformed JSON, each body field
@@ -82,9 +82,8 @@ describe('wrong input to every operation, with an API key', () => {
 describe('wrong input to every operation an end user may call, with an identity token', () => {
   for (const op of manifest.filter((o) => o.auth.includes('identity_token'))) {
     it(`${op.id} answers every wrong input with a 4xx, never a 5xx`, async () => {
-      await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: `sandbox_${t.appUuid}` } });
-      const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: {} });
-      const authorization = `Bearer ${issued.body.token}`;
+      const { token } = await sandboxUser(t);
+      const authorization = `Bearer ${token}`;
       as = { key: null, authorization };
       // The token gets past authentication, so the wrong input meets the handlers themselves.
       expect((await t.call('GET', `${API}/credits/balance`, { key: null, headers: { authorization } })).status).toBe(200);

@@ -1,8 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, appPath, bearer, expectApiError, expectStatus } from '../helpers/api.js';
+import { API, bearer, expectApiError, expectStatus, sandboxUser } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A fake points program: answers `{points}` for an address, from a table the test sets. */
@@ -23,11 +22,8 @@ afterAll(() => new Promise((resolve) => program.close(resolve)));
 /** A server with a points program (2 credits a point) and a signed-in sandbox user. */
 async function setup(env: Record<string, string> = { SVC_POINTS_URL: programUrl, SVC_POINTS_CREDITS_PER_POINT: '2' }) {
   const t = await startTestServer({ env });
-  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  expectStatus(await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: 'sandbox_points', idp_verification_key: pem } }), 200);
-  const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: {} });
-  expectStatus(issued, 200);
-  return { t, token: issued.body.token as string, address: issued.body.address as string };
+  const { token, address } = await sandboxUser(t);
+  return { t, token, address };
 }
 
 const sync = (t: TestServer, token: string) => t.call('POST', `${API}/credits/sync-points`, bearer(token));

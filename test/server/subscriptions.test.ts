@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDeveloper, API, expectApiError, expectStatus, useTestServer } from '../helpers/api.js';
+import { addDeveloper, API, expectApiError, expectStatus, sandboxUser, useTestServer } from '../helpers/api.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const t = useTestServer();
@@ -259,12 +259,8 @@ describe('two subscription checkouts opened at once', () => {
 describe('an end user’s own subscription', () => {
   it('is the user’s: its credits go to the user, apart from the app’s', async () => {
     const s = await subscriber();
-    const idp = await t.call('PUT', `${API}/developer/apps/${s.appUuid}/idp`, { key: s.key, body: { idp_app_id: `sandbox_${s.appUuid}` } });
-    expectStatus(idp, 200);
-    const testKey = (await t.server.services.apiKeys.create(s.appUuid, { name: 'test', is_test: true })).secret;
-    const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: testKey, body: {} });
-    const asUser = { key: null, headers: { authorization: `Bearer ${issued.body.token}` } };
-    const userCall = (method: string, path: string, body?: unknown) => t.call(method, `${API}${path}`, { ...asUser, body });
+    const user = await sandboxUser(t, s.appUuid, s.key);
+    const userCall = (method: string, path: string, body?: unknown) => t.call(method, `${API}${path}`, { ...user.as, body });
 
     const session = await userCall('POST', '/subscriptions/checkout-session', { tier: 'starter', interval: 'month' });
     expectStatus(session, 201);
@@ -282,14 +278,8 @@ describe('deleting an app', () => {
   it('ends the subscriptions of the app and of its users at once, with no further grants', async () => {
     const s = await subscriber();
     await s.subscribe('pro');
-    await t.call('PUT', `${API}/developer/apps/${s.appUuid}/idp`, { key: s.key, body: { idp_app_id: `sandbox_${s.appUuid}` } });
-    const testKey = (await t.server.services.apiKeys.create(s.appUuid, { name: 'test', is_test: true })).secret;
-    const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: testKey, body: {} });
-    const userCheckout = await t.call('POST', `${API}/subscriptions/checkout-session`, {
-      key: null,
-      headers: { authorization: `Bearer ${issued.body.token}` },
-      body: { tier: 'starter', interval: 'month' },
-    });
+    const user = await sandboxUser(t, s.appUuid, s.key);
+    const userCheckout = await t.call('POST', `${API}/subscriptions/checkout-session`, { ...user.as, body: { tier: 'starter', interval: 'month' } });
     await fetch(`${userCheckout.body.url}/pay`, { method: 'POST', redirect: 'manual' });
     expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toHaveLength(2);
 

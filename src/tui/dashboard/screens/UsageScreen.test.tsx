@@ -1,6 +1,6 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API, appPath, chatWith, createApp, createKey, expectStatus, useTestServer } from '../../../../test/helpers/api.js';
+import { API, chatWith, createApp, createKey, expectStatus, sandboxUser, useTestServer } from '../../../../test/helpers/api.js';
 import { pricedProvider } from '../../../../test/helpers/providers.js';
 import { ApiRequestError } from '../../../client/errors.js';
 import { openDashboard, serverApi } from '../testing.js';
@@ -19,13 +19,11 @@ async function makeUsage() {
   for (let i = 0; i < 3; i++) expectStatus(await ask('paid/echo'), 200);
   t.clock.advance(2 * DAY);
   for (let i = 0; i < 2; i++) expectStatus(await ask('local/echo'), 200);
-  expectStatus(await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: 'sandbox_usage' } }), 200);
-  const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: {} });
-  expectStatus(issued, 200);
-  expectStatus(await chatWith(t, issued.body.token), 200);
+  const user = await sandboxUser(t);
+  expectStatus(await chatWith(t, user.token), 200);
   // The window ends now, and excludes that instant: let the test clock move on a minute.
   t.clock.advance(60_000);
-  return { user: issued.body.address as string };
+  return { user: user.address };
 }
 
 const open = (api = serverApi(t)) => openDashboard({ api, screen: 'usage', now: () => t.clock.now() });
