@@ -216,7 +216,7 @@ export interface CheckoutSessionRecord {
   paidAt: string | null;
   expiresAt: string;
   /** The plan a subscription checkout sells; null for credits. */
-  priceId?: string | null;
+  priceId: string | null;
 }
 
 export type Tier = 'starter' | 'pro';
