@@ -3,7 +3,7 @@ import type { AuthScheme } from '../../src/contract/operation.js';
 import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from '../errors.js';
 import type { Store } from '../store/types.js';
-import { createIdentityTokenVerifier, type IdentityTokenVerifierDeps } from './identity-tokens.js';
+import { APP_HEADER, createIdentityTokenVerifier, type IdentityTokenVerifierDeps } from './identity-tokens.js';
 import { hashSecret, KEY_PATTERN, keyPrefix, sameHash } from './api-keys.js';
 import type { Principal } from './principal.js';
 
@@ -51,6 +51,7 @@ export function createAuthenticator(deps: {
       app: owner.app,
       keyId: owner.key.keyId,
       isTest: owner.key.isTest,
+      role: owner.key.role,
     };
   }
 
@@ -66,7 +67,8 @@ export function createAuthenticator(deps: {
         if (!accepted.includes('identity_token')) {
           throw forbidden('This operation needs an API key; identity tokens cannot call it.');
         }
-        return identityTokens.authenticate(credentials.token);
+        const appHeader = headers[APP_HEADER];
+        return identityTokens.authenticate(credentials.token, typeof appHeader === 'string' ? appHeader : undefined);
       }
       if (!accepted.includes('api_key')) throw forbidden('This operation does not accept API keys.');
       return byApiKey(credentials.secret);

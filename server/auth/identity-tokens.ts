@@ -11,7 +11,7 @@ import {
 } from 'jose';
 import { SANDBOX_IDP_PREFIX } from '../../src/contract/schemas/surface.js';
 import type { Clock } from '../clock.js';
-import { insufficientCredits, unauthorized } from '../errors.js';
+import { ApiError, insufficientCredits, unauthorized } from '../errors.js';
 import { microToCredits } from '../store/money.js';
 import { InsufficientFundsError, type AppRecord, type Store } from '../store/types.js';
 import type { Principal } from './principal.js';
@@ -31,20 +31,39 @@ export const isSandboxIdp = (idpAppId: string | null): idpAppId is string =>
 
 const invalidToken = (message: string) => unauthorized(`The identity token is not valid: ${message}`, 'invalid_identity_token');
 
-/** The claims' audience as one string (the identity-provider app id), or null. */
-function audienceOf(token: string): string | null {
-  let payload: JWTPayload;
+/**
+ * The one answer for a token that names no app we know, or whose signature no app's key verifies:
+ * a stranger learns nothing about which apps exist or how they are configured.
+ */
+const unverifiable = () => unauthorized('The identity token is not valid.', 'invalid_identity_token');
+
+/** The header an end user's client sends to name its app when one identity-provider id serves several. */
+export const APP_HEADER = 'x-svc-app';
+
+/** The claim a sandbox token carries its app in (every sandbox app verifies with the same server key). */
+export const SANDBOX_APP_CLAIM = 'svc_app';
+
+/** The token's claims, unverified (to find its app), or null when it is not a JWT. */
+function claimsOf(token: string): JWTPayload | null {
   try {
-    payload = decodeJwt(token);
+    return decodeJwt(token);
   } catch {
     return null;
   }
+}
+
+/** The claims' audience as one string (the identity-provider app id), or null. */
+function audienceOf(payload: JWTPayload): string | null {
   const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
   return typeof audience === 'string' && audience.length > 0 ? audience : null;
 }
 
-/** What jose refused, in words a client developer can act on. */
-function explain(error: unknown, app: AppRecord, issuer: string, keys: string): Error {
+/**
+ * What jose refused, in words a client developer can act on — but only for claims, which jose
+ * checks after the signature verified: the caller then holds a real token of this app. Anything
+ * before that (bad signature, wrong key, malformed) is `unverifiable`.
+ */
+function explain(error: unknown, issuer: string): ApiError {
   if (error instanceof errors.JWTExpired) return invalidToken(`it expired (exp ${String(error.payload.exp)}).`);
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'nbf') return invalidToken(`it is not valid yet (nbf ${String(error.payload.nbf)}).`);
@@ -52,14 +71,12 @@ function explain(error: unknown, app: AppRecord, issuer: string, keys: string): 
     if (error.claim === 'typ') return invalidToken("its header must say typ 'JWT'.");
     return invalidToken(`claim '${error.claim}' ${error.reason === 'missing' ? 'is missing' : 'is wrong'}.`);
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return invalidToken('it must be signed with ES256.');
-  if (error instanceof errors.JWSSignatureVerificationFailed) {
-    return invalidToken(`its signature does not verify with ${keys} of app ${app.appUuid}.`);
-  }
-  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken(`it is not signed by ${keys} of app ${app.appUuid}.`);
-  if (error instanceof errors.JOSEError) return invalidToken(`it is malformed (${error.message}).`);
-  return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof errors.JOSEError) return unverifiable();
+  throw error;
 }
+
+/** A wallet address as the API writes it: 0x and 40 lower-case hex digits. */
+const WALLET = /^0x[0-9a-f]{40}$/;
 
 /**
  * The user's wallet: `linked_accounts` is a JSON string holding the user's accounts; the first
@@ -81,7 +98,9 @@ export function walletOf(payload: JWTPayload): string | null {
         typeof entry === 'object' && entry !== null && (entry as { type?: unknown }).type === type &&
         typeof (entry as { address?: unknown }).address === 'string' && (entry as { address: string }).address.length > 0,
     );
-    return account ? (account as { address: string }).address.toLowerCase() : null;
+    const address = account ? (account as { address: string }).address.toLowerCase() : null;
+    // A token's wallet names a user like the path parameter does: anything else is no wallet.
+    return address !== null && WALLET.test(address) ? address : null;
   };
   return addressOf('wallet') ?? addressOf('smart_wallet');
 }
@@ -102,9 +121,8 @@ export interface IdentityTokenVerifierDeps {
 
 export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
   // App → its imported verification key. The PEM is compared on every use, so a changed
-  // configuration replaces the entry; a deleted one is dropped when its audience is next seen.
+  // configuration replaces the entry (at most one entry per app).
   const keys = new Map<string, { pem: string; key: Promise<CryptoKey> }>();
-  const audiences = new Map<string, string>();
   let sandboxKeys: Promise<JWTVerifyGetKey> | undefined;
 
   function keyOf(app: AppRecord & { idpVerificationKey: string }): Promise<CryptoKey> {
@@ -127,37 +145,35 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
     return sandboxKeys;
   }
 
-  /** How the app's tokens verify: the key, the issuer, and how the key is named in errors. */
+  /** How the app's tokens verify: the key and the issuer. */
   async function verifierOf(app: AppRecord & { idpVerificationKey: string; idpAppId: string }) {
     if (isSandboxIdp(app.idpAppId)) {
-      return { key: await sandboxKeySet(), issuer: SANDBOX_ISSUER, keys: "the server's signing keys (sandbox identity provider)" };
+      return { key: await sandboxKeySet(), issuer: SANDBOX_ISSUER };
     }
-    return { key: (() => keyOf(app)) satisfies JWTVerifyGetKey, issuer: deps.issuer, keys: 'the idp_verification_key' };
+    return { key: (() => keyOf(app)) satisfies JWTVerifyGetKey, issuer: deps.issuer };
   }
 
-  async function appFor(audience: string) {
-    const app = await deps.store.apps.findByIdpAppId(audience);
-    if (!app?.idpVerificationKey) {
-      const previous = audiences.get(audience);
-      if (previous !== undefined) keys.delete(previous);
-      audiences.delete(audience);
-      throw invalidToken(
-        `no app has identity-provider configuration for audience '${audience}' (set it with the app's idp create operation).`,
-      );
-    }
-    audiences.set(audience, app.appUuid);
-    return app as AppRecord & { idpVerificationKey: string; idpAppId: string };
+  type ConfiguredApp = AppRecord & { idpVerificationKey: string; idpAppId: string };
+
+  /**
+   * The apps a token may belong to: those with its audience as identity-provider id (one per
+   * developer), narrowed by the sandbox app claim, or by the app header when the client names one.
+   */
+  async function candidatesFor(payload: JWTPayload, audience: string, appHeader: string | undefined): Promise<ConfiguredApp[]> {
+    const apps = (await deps.store.apps.findByIdpAppId(audience)).filter(
+      (app): app is ConfiguredApp => app.idpVerificationKey !== null && app.idpAppId !== null,
+    );
+    let chosen = apps;
+    if (isSandboxIdp(audience)) chosen = chosen.filter((app) => app.appUuid === payload[SANDBOX_APP_CLAIM]);
+    if (appHeader !== undefined) chosen = chosen.filter((app) => app.appUuid === appHeader.toLowerCase());
+    return chosen;
   }
 
-  /** The user a token stands for; throws 401 for any token that does not verify. */
-  async function verify(token: string): Promise<{ app: AppRecord; address: string; sandbox: boolean }> {
-    const audience = audienceOf(token);
-    if (!audience) throw invalidToken('it is not a JWT with an audience (aud) claim.');
-    const app = await appFor(audience);
+  /** The token's verified claims for this app, or why the app refuses it. */
+  async function verifyFor(token: string, app: ConfiguredApp): Promise<{ payload: JWTPayload } | { refusal: ApiError }> {
     const verifier = await verifierOf(app);
-    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, verifier.key, {
+      const { payload } = await jwtVerify(token, verifier.key, {
         algorithms: ['ES256'],
         typ: 'JWT',
         issuer: verifier.issuer,
@@ -165,23 +181,44 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
         requiredClaims: ['exp'],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         currentDate: deps.clock.now(),
-      }));
+      });
+      return { payload };
     } catch (error) {
-      throw explain(error, app, verifier.issuer, verifier.keys);
+      return { refusal: explain(error, verifier.issuer) };
     }
-    const address = walletOf(payload);
+  }
+
+  /** The user a token stands for; throws 401 for any token that does not verify. */
+  async function verify(token: string, appHeader?: string): Promise<{ app: AppRecord; address: string; sandbox: boolean }> {
+    const claims = claimsOf(token);
+    const audience = claims && audienceOf(claims);
+    if (!claims || !audience) throw unverifiable();
+    const verified: { app: ConfiguredApp; payload: JWTPayload }[] = [];
+    let refusal: ApiError | undefined;
+    for (const app of await candidatesFor(claims, audience, appHeader)) {
+      const result = await verifyFor(token, app);
+      if ('payload' in result) verified.push({ app, payload: result.payload });
+      // A claim problem (expired, …) means the signature held: worth telling over "not valid".
+      else if (!refusal || refusal.message === unverifiable().message) refusal = result.refusal;
+    }
+    if (verified.length > 1) {
+      throw invalidToken(`more than one app accepts it; name yours in the ${APP_HEADER} header (its app_uuid).`);
+    }
+    const match = verified[0];
+    if (!match) throw refusal ?? unverifiable();
+    const address = walletOf(match.payload);
     if (!address) {
-      throw invalidToken("its linked_accounts hold no 'wallet' or 'smart_wallet' account; the user needs a wallet.");
+      throw invalidToken("its linked_accounts hold no 'wallet' or 'smart_wallet' account with a 0x address; the user needs a wallet.");
     }
-    return { app, address, sandbox: isSandboxIdp(app.idpAppId) };
+    return { app: match.app, address, sandbox: isSandboxIdp(match.app.idpAppId) };
   }
 
   return {
     verify,
 
     /** Verifies the token and makes sure its user exists (402 when the app cannot fund them). */
-    async authenticate(token: string): Promise<Principal> {
-      const { app, address, sandbox } = await verify(token);
+    async authenticate(token: string, appHeader?: string): Promise<Principal> {
+      const { app, address, sandbox } = await verify(token, appHeader);
       try {
         await deps.store.users.ensure(app.appUuid, address, deps.clock.now().toISOString());
       } catch (error) {

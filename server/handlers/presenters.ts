@@ -28,6 +28,7 @@ export function presentKey(key: ApiKeyRecord): z.input<typeof ApiKey> {
     key_id: key.keyId,
     name: key.name,
     is_test: key.isTest,
+    role: key.role,
     prefix: key.prefix,
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
-import { isSandboxIdp, SANDBOX_ISSUER } from '../auth/identity-tokens.js';
+import { isSandboxIdp, SANDBOX_APP_CLAIM, SANDBOX_ISSUER } from '../auth/identity-tokens.js';
 import { conflict, forbidden } from '../errors.js';
 import { SIGNING_ALGORITHM } from '../services/signing-keys.js';
 import type { HandlerTable } from './types.js';
@@ -36,6 +36,8 @@ export const sandboxHandlers: HandlerTable = {
     const exp = now + body.expires_in;
     const token = await new SignJWT({
       linked_accounts: JSON.stringify([{ type: 'wallet', address }]),
+      // Every sandbox app verifies with this server's key: the claim says which app signed in.
+      [SANDBOX_APP_CLAIM]: app.appUuid,
     })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: 'JWT', kid: signing.kid })
       .setIssuer(SANDBOX_ISSUER)

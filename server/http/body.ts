@@ -29,9 +29,41 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
       'unsupported_media_type',
     );
   }
+  const text = raw.toString('utf8');
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw invalidRequest(`The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`, null, 'json_too_deep');
+  }
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`The body is not valid JSON: ${(error as Error).message}`, null, 'invalid_json');
   }
+}
+
+/** No request needs more; every recursive reader after the parser (zod, upstream adapters) is then safe. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * How deep brackets and braces nest in JSON text, strings skipped: one pass, no recursion, so
+ * a hostile body is measured before anything recursive reads it. Stops counting past the limit.
+ */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > MAX_JSON_DEPTH) return deepest;
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
 }

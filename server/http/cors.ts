@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.js';
 import { forbidden } from '../errors.js';
 
-const ALLOWED_HEADERS = 'X-API-KEY, Authorization, Content-Type';
+const ALLOWED_HEADERS = 'X-API-KEY, Authorization, Content-Type, X-SVC-App';
 const EXPOSED_HEADERS = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
 
 /** A preflight: answered without credentials, for any origin; the real request is checked. */

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyOperation } from '../../src/contract/operation.js';
 import { NoFields } from '../../src/contract/schemas/common.js';
 import { ApiError, invalidRequest, notFound, notImplemented } from '../errors.js';
+import { authorize } from '../auth/authorize.js';
 import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
 import { parseJsonBody, readBody } from './body.js';
@@ -93,6 +94,7 @@ export function createPipeline(options: PipelineOptions) {
     }
     const operation: AnyOperation = match.operation;
     const principal = await services.auth.authenticate(req.headers, operation.auth);
+    authorize(principal, operation);
     applyCors(res, origin, principal);
     if (principal) {
       for (const [name, value] of Object.entries(await services.limiter.countRequest(principal))) res.setHeader(name, value);

@@ -14,7 +14,7 @@ export interface BootstrapResult {
 
 /**
  * On an empty database: the owner developer account, a default app holding the starting grant,
- * and one live and one test key. Returns null when the database already has an owner.
+ * an `admin` live key and an `inference` test key. Returns null when the database already has an owner.
  */
 export async function bootstrapOwner(
   deps: { store: Store; clock: Clock; apps: AppsService; apiKeys: ReturnType<typeof createApiKeysService> },
@@ -37,7 +37,7 @@ export async function bootstrapOwner(
         }
       : undefined,
   );
-  const live = await deps.apiKeys.create(app.appUuid, { name: 'owner live key', is_test: false });
-  const test = await deps.apiKeys.create(app.appUuid, { name: 'owner test key', is_test: true });
+  const live = await deps.apiKeys.create(app.appUuid, { name: 'owner live key', is_test: false, role: 'admin' });
+  const test = await deps.apiKeys.create(app.appUuid, { name: 'owner test key', is_test: true, role: 'inference' });
   return { developerId: developer.id, appUuid: app.appUuid, liveKey: live.secret, testKey: test.secret };
 }

@@ -32,15 +32,13 @@ const present = (record: TextRegistrationRecord, registered: boolean) => ({
 /**
  * Text channel registrations (`text register|lookup|status|unregister`).
  *
- * - An identifier belongs to one caller across the whole server: registering one that another
- *   caller holds (another app, or another caller of the same app) is a 409.
+ * - Within an app an identifier belongs to one caller: registering one that another caller of the
+ *   app holds is a 409. Apps are apart: two apps may each hold the same identifier.
  * - A caller has at most one identifier per channel: registering again replaces it.
  * - `preferred_model` must be a chat model this server serves (404/400 naming `preferred_model`);
  *   left out, it is null and the channel uses the server's default chat model.
  * - Lookup sees only the caller's app: an identifier held by the app or one of its users answers
- *   with its registration; held by another app, it answers 404 exactly as when nobody holds it,
- *   so other apps' registrations (and their preferred models) do not leak. (Register's 409 still
- *   tells that *someone* holds it; that cannot be avoided while identifiers are unique.)
+ *   with its registration; nothing of another app's registrations is ever seen.
  */
 export function createTextService(deps: { store: Store; clock: Clock; registry: ProviderRegistry }) {
   function checkIdentifier(channel: TextChannel, identifier: string): string {
@@ -62,8 +60,8 @@ export function createTextService(deps: { store: Store; clock: Clock; registry: 
 
   return {
     async lookup(principal: Principal, channel: TextChannel, identifier: string) {
-      const record = await deps.store.text.byIdentifier(channel, checkIdentifier(channel, identifier));
-      if (!record || record.appUuid !== principal.app.appUuid) {
+      const record = await deps.store.text.byIdentifier(channel, principal.app.appUuid, checkIdentifier(channel, identifier));
+      if (!record) {
         throw notFound(`No one in this app has registered ${identifier} on ${channel}.`, 'not_found', 'identifier');
       }
       return present(record, true);
@@ -76,7 +74,7 @@ export function createTextService(deps: { store: Store; clock: Clock; registry: 
         { channel, identifier, appUuid: principal.app.appUuid, owner: ownerOf(principal), preferredModel: body.preferred_model ?? null },
         deps.clock.now().toISOString(),
       );
-      if (result === 'taken') throw conflict(`${identifier} is already registered on ${channel} by another caller.`, 'identifier_taken');
+      if (result === 'taken') throw conflict(`${identifier} is already registered on ${channel} by another caller of this app.`, 'identifier_taken');
       return present(result, true);
     },
 

@@ -1,3 +1,5 @@
+import type { KeyRole } from '../../src/contract/operation.js';
+
 /**
  * The store: every read and every atomic change the services need, as async domain operations.
  * The SQLite implementation lives in `sqlite/`; a PostgreSQL one can implement the same
@@ -46,6 +48,7 @@ export interface ApiKeyRecord {
   appUuid: string;
   name: string;
   isTest: boolean;
+  role: KeyRole;
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -93,6 +96,7 @@ export interface NewApiKey {
   appUuid: string;
   name: string;
   isTest: boolean;
+  role: KeyRole;
   prefix: string;
   secretHash: string;
   at: string;
@@ -269,6 +273,8 @@ export interface Store {
   readonly developers: {
     create(developer: DeveloperRecord): Promise<DeveloperRecord>;
     count(): Promise<number>;
+    /** Every developer account with how many live apps it has, oldest first. */
+    list(): Promise<(DeveloperRecord & { apps: number })[]>;
   };
   readonly apps: {
     /** Creates the app; with `grant`, credits its balance in the same transaction. */
@@ -278,14 +284,17 @@ export interface Store {
     get(developerId: string, appUuid: string): Promise<AppRecord | null>;
     update(developerId: string, appUuid: string, patch: AppPatch, at: string): Promise<AppRecord | null>;
     delete(developerId: string, appUuid: string, at: string): Promise<boolean>;
-    /** Sets or clears the identity-provider configuration; 'taken' when another app holds the id. */
+    /** Sets or clears the identity-provider configuration; 'taken' when another app of the same developer holds the id. */
     setIdp(
       appUuid: string,
       idp: { idpAppId: string; verificationKey: string } | null,
       at: string,
     ): Promise<AppRecord | 'taken'>;
-    /** The live app whose identity-provider app id is this (an identity token's audience), or null. */
-    findByIdpAppId(idpAppId: string): Promise<AppRecord | null>;
+    /**
+     * The live apps whose identity-provider app id is this (an identity token's audience): at most
+     * one per developer, so usually one.
+     */
+    findByIdpAppId(idpAppId: string): Promise<AppRecord[]>;
   };
   readonly apiKeys: {
     create(key: NewApiKey): Promise<ApiKeyRecord>;
@@ -346,8 +355,8 @@ export interface Store {
     create(key: SigningKeyRecord): Promise<void>;
   };
   readonly text: {
-    /** Whoever holds this identifier on the channel (any app), or null. */
-    byIdentifier(channel: TextChannel, identifier: string): Promise<TextRegistrationRecord | null>;
+    /** Whoever in this app holds the identifier on the channel, or null. */
+    byIdentifier(channel: TextChannel, appUuid: string, identifier: string): Promise<TextRegistrationRecord | null>;
     /** The caller's registration on the channel, or null. */
     byOwner(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
     /**

@@ -5,6 +5,26 @@ export type AuthScheme = 'none' | 'api_key' | 'identity_token';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * What an API key may do (DESIGN §5). `inference`: inference, catalogs, its own app's balance and
+ * what the app's backend needs; `read_only`: every read of the developer's objects; `admin`:
+ * everything a developer does to their own apps. Test keys are never `admin`.
+ */
+export const KEY_ROLES = ['inference', 'read_only', 'admin'] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
+
+/** The role sets operations are declared with. */
+export const ROLES = {
+  /** Catalogs and the caller's own balance, status and usage: every key. */
+  anyKey: ['inference', 'read_only', 'admin'],
+  /** Inference and what an app's backend does for its users. */
+  inference: ['inference', 'admin'],
+  /** Reads of the developer's apps, keys, users, usage and billing. */
+  read: ['read_only', 'admin'],
+  /** Every change to the developer's apps and money. */
+  admin: ['admin'],
+} as const satisfies Record<string, readonly KeyRole[]>;
+
 /** Shape of an object schema whose fields we can enumerate (params, query, body). */
 export type FieldsSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -41,6 +61,13 @@ export interface OperationDefinition<
   /** A body that is not JSON-validated by the router (webhooks read the raw bytes). */
   readonly rawBody?: boolean;
   readonly auth: readonly AuthScheme[];
+  /** The key roles that may call it (required when `auth` includes `api_key`), checked before the body is read. */
+  readonly roles?: readonly KeyRole[];
+  /**
+   * False for operations that change live objects or move live credits beyond what a role
+   * already forbids: a `svc_test_` key is refused them (Stripe's rule: test keys never touch live).
+   */
+  readonly testKeys?: boolean;
   /** Success status; 200 unless said. */
   readonly successStatus?: 200 | 201 | 202 | 204;
   readonly summary: string;

@@ -108,11 +108,11 @@ describe('svc api developer apps api-keys', () => {
   it('creates a live and a test key, lists them without secrets, and deletes one', async () => {
     const { app_uuid: appUuid } = await api('developer', 'apps', 'create', '--name', 'keys app');
 
-    const live = await api('developer', 'apps', 'api-keys', 'create', appUuid, '--name', 'ci');
-    expect(live).toMatchObject({ name: 'ci', is_test: false });
+    const live = await api('developer', 'apps', 'api-keys', 'create', appUuid, '--name', 'ci', '--role', 'read_only');
+    expect(live).toMatchObject({ name: 'ci', is_test: false, role: 'read_only' });
     expect(live.secret).toMatch(/^svc_live_/);
     const test = await api('developer', 'apps', 'api-keys', 'create', appUuid, '--name', 'sandbox', '--is-test');
-    expect(test).toMatchObject({ name: 'sandbox', is_test: true });
+    expect(test).toMatchObject({ name: 'sandbox', is_test: true, role: 'inference' });
     expect(test.secret).toMatch(/^svc_test_/);
 
     const listed = await runSvc(['api', 'developer', 'apps', 'api-keys', 'list', appUuid, '--api-url', cli.server.url], {

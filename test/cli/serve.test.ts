@@ -55,12 +55,18 @@ describe('svc serve', () => {
     expect(apps.data[0]).toMatchObject({ balance_credits: 100 });
     expect(first.stdout()).toContain(apps.data[0].app_uuid);
 
-    // The test key printed works too.
-    const withTestKey = await runSvc(['api', 'developer', 'apps', 'list', '--api-url', first.url], {
+    // The test key printed works too, for inference; it cannot manage apps.
+    const withTestKey = await runSvc(['api', 'credits', 'balance', '--api-url', first.url], {
       home: tempDir(),
       env: { SVC_API_KEY: keys.test },
     });
     expect(withTestKey.code, explain(withTestKey)).toBe(0);
+    const managing = await runSvc(['api', 'developer', 'apps', 'list', '--api-url', first.url], {
+      home: tempDir(),
+      env: { SVC_API_KEY: keys.test },
+    });
+    expect(managing.code, explain(managing)).toBe(1);
+    expect(managing.errorJson().error.code).toBe('insufficient_role');
 
     expect(await first.stop('SIGTERM')).toEqual({ code: 0, signal: null });
 

@@ -131,7 +131,7 @@ export async function addDeveloper(t: TestServer, name = 'developer-b') {
     createdAt: t.clock.now().toISOString(),
   });
   const app = await createAppDirectly(t, developer.id, { name: `${name} app` });
-  const key = await t.server.services.apiKeys.create(app.appUuid, { name: 'b key', is_test: false });
+  const key = await t.server.services.apiKeys.create(app.appUuid, { name: 'b key', is_test: false, role: 'admin' });
   return { developerId: developer.id, appUuid: app.appUuid, key: key.secret };
 }
 

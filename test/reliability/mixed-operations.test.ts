@@ -255,7 +255,7 @@ function createRun(t: TestServer, random: Random) {
     const idpAppId = `idp-${record.appUuid}`;
     const idpBody = { idp_app_id: idpAppId, idp_verification_key: await exportSPKI(keys.publicKey) };
     expectStatus(await t.call('PUT', appPath(record.appUuid, 'idp'), { body: idpBody }), 200);
-    const key = (await t.server.services.apiKeys.create(record.appUuid, { name: 'load', is_test: false })).secret;
+    const key = (await t.server.services.apiKeys.create(record.appUuid, { name: 'load', is_test: false, role: 'admin' })).secret;
     const app: AppActor = {
       kind: 'app',
       appUuid: record.appUuid,

@@ -49,6 +49,7 @@ describe('authentication', () => {
       appUuid: t.appUuid,
       name: 'twin',
       isTest: false,
+      role: 'read_only',
       prefix: keyPrefix(twin),
       secretHash: hashSecret(twin),
       at: '2026-03-01T12:00:00.000Z',
@@ -59,7 +60,7 @@ describe('authentication', () => {
 
   it('accepts the key as X-API-KEY', async () => {
     expectStatus(await t.call('GET', APPS, { key: t.liveKey }), 200);
-    expectStatus(await t.call('GET', APPS, { key: t.testKey }), 200);
+    expectStatus(await t.call('GET', `${API}/credits/balance`, { key: t.testKey }), 200);
   });
 
   it('accepts the key as Authorization: Bearer, like X-API-KEY', async () => {
@@ -100,7 +101,7 @@ describe('API key lifecycle', () => {
   const t = useTestServer();
 
   it('stops accepting a deleted key on the very next request', async () => {
-    const key = await createKey(t, t.appUuid, { name: 'short-lived' });
+    const key = await createKey(t, t.appUuid, { name: 'short-lived', role: 'read_only' });
     expectStatus(await t.call('GET', APPS, { key: key.secret }), 200);
 
     expectStatus(await t.call('DELETE', appPath(t.appUuid, 'api-keys', key.key_id)), 200);
@@ -111,7 +112,7 @@ describe('API key lifecycle', () => {
   });
 
   it('lets a key delete itself, and then refuses it', async () => {
-    const key = await createKey(t, t.appUuid);
+    const key = await createKey(t, t.appUuid, { role: 'admin' });
     expectStatus(await t.call('DELETE', appPath(t.appUuid, 'api-keys', key.key_id), { key: key.secret }), 200);
     expectApiError(await t.call('GET', APPS, { key: key.secret }), 401);
   });
@@ -129,6 +130,7 @@ describe('API key lifecycle', () => {
       key_id: created.key_id,
       name: 'shown once',
       is_test: false,
+      role: 'inference',
       prefix: created.prefix,
       created_at: created.created_at,
       last_used_at: null,
@@ -149,7 +151,7 @@ describe('API key lifecycle', () => {
   });
 
   it('records when a key was last used, by the server clock', async () => {
-    const key = await createKey(t, t.appUuid);
+    const key = await createKey(t, t.appUuid, { role: 'read_only' });
     expect(key.last_used_at).toBeNull();
     const lastUsed = async () => {
       const list = await t.call('GET', `${appPath(t.appUuid, 'api-keys')}?limit=100`);
@@ -168,7 +170,7 @@ describe('API key lifecycle', () => {
   });
 
   it('records last use even when the request then fails', async () => {
-    const key = await createKey(t, t.appUuid);
+    const key = await createKey(t, t.appUuid, { role: 'read_only' });
     t.clock.advance(1_000);
     const at = t.clock.now().toISOString();
     expectApiError(await t.call('GET', appPath('00000000-0000-4000-8000-000000000000'), { key: key.secret }), 404);
@@ -209,7 +211,7 @@ describe('another developer', () => {
 
   it('cannot delete my key through their own app', async () => {
     const b = await addDeveloper(t);
-    const key = await createKey(t, t.appUuid);
+    const key = await createKey(t, t.appUuid, { role: 'read_only' });
     const response = await t.call('DELETE', appPath(b.appUuid, 'api-keys', key.key_id), { key: b.key });
     expectApiError(response, 404);
     expectStatus(await t.call('GET', APPS, { key: key.secret }), 200);

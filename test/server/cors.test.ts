@@ -14,7 +14,7 @@ describe('CORS', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(response.headers.get('access-control-allow-methods')?.split(', ').sort()).toEqual(['GET', 'POST']);
-    expect(response.headers.get('access-control-allow-headers')).toBe('X-API-KEY, Authorization, Content-Type');
+    expect(response.headers.get('access-control-allow-headers')).toBe('X-API-KEY, Authorization, Content-Type, X-SVC-App');
   });
 
   it('a preflight for a path that does not exist is a 404', async () => {

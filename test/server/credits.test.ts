@@ -40,7 +40,7 @@ describe('credits claim-daily', () => {
       default_user_credits: 0,
       allowed_origins: [],
     });
-    const key = (await t.server.services.apiKeys.create(other.appUuid, { name: 'k', is_test: false })).secret;
+    const key = (await t.server.services.apiKeys.create(other.appUuid, { name: 'k', is_test: false, role: 'admin' })).secret;
     expect((await t.call('POST', `${API}/credits/claim-daily`, { key })).body.credits).toBe(10);
   });
 });

@@ -199,7 +199,7 @@ describe('developer apps get, update, delete', () => {
 
   it('deletes an app: then it is gone and its keys stop working', async () => {
     const app = await createApp(t, { name: 'Doomed' });
-    const key = await createKey(t, app.app_uuid);
+    const key = await createKey(t, app.app_uuid, { role: 'read_only' });
     expectStatus(await t.call('GET', APPS, { key: key.secret }), 200);
 
     const deleted = await t.call('DELETE', appPath(app.app_uuid));

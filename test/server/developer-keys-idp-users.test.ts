@@ -24,6 +24,7 @@ describe('developer apps api-keys', () => {
       key_id: expect.stringMatching(/^key_[A-Za-z0-9]+$/),
       name: 'default',
       is_test: false,
+      role: 'inference',
       prefix: expect.stringMatching(/^svc_live_/),
       secret: expect.stringMatching(/^svc_live_[A-Za-z0-9]{40}$/),
       created_at: START,
@@ -76,7 +77,7 @@ describe('developer apps api-keys', () => {
 
   it('does not delete a key through another app of the same developer', async () => {
     const other = await createApp(t);
-    const key = await createKey(t, t.appUuid);
+    const key = await createKey(t, t.appUuid, { role: 'read_only' });
     expectApiError(await t.call('DELETE', appPath(other.app_uuid, 'api-keys', key.key_id)), 404);
     expectStatus(await t.call('GET', appPath(t.appUuid), { key: key.secret }), 200);
   });

@@ -13,8 +13,8 @@ type Candidates = (KeyOwner & { secretHash: string })[];
  */
 export function createApiKeysRepository(db: Db, holds: Holds, keyCache: Map<string, Candidates>): Store['apiKeys'] {
   const insert = db.prepare(
-    `INSERT INTO api_keys (key_id, app_uuid, name, is_test, prefix, secret_hash, created_at)
-     VALUES (@keyId, @appUuid, @name, @isTest, @prefix, @secretHash, @at)`,
+    `INSERT INTO api_keys (key_id, app_uuid, name, is_test, role, prefix, secret_hash, created_at)
+     VALUES (@keyId, @appUuid, @name, @isTest, @role, @prefix, @secretHash, @at)`,
   );
   const selectOne = db.prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = ?`);
   const selectPage = db.prepare<[string, number, number], KeyRow>(

@@ -33,9 +33,11 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
   );
 
   const selectByIdpAppId = db.prepare<[string], AppRow>(
-    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.idp_app_id = ? AND a.deleted_at IS NULL`,
+    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.idp_app_id = ? AND a.deleted_at IS NULL ORDER BY a.created_at, a.app_uuid`,
   );
-  const selectIdpHolder = db.prepare<[string], { app_uuid: string }>('SELECT app_uuid FROM apps WHERE idp_app_id = ?');
+  const selectIdpHolder = db.prepare<[string, string], { app_uuid: string }>(
+    'SELECT app_uuid FROM apps WHERE idp_app_id = ? AND developer_id = (SELECT developer_id FROM apps WHERE app_uuid = ?)',
+  );
 
   const byId = (appUuid: string) => {
     const row = selectById.get(appUuid);
@@ -100,7 +102,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
     async setIdp(appUuid, idp, at) {
       return db.transaction(() => {
         if (idp) {
-          const holder = selectIdpHolder.get(idp.idpAppId);
+          const holder = selectIdpHolder.get(idp.idpAppId, appUuid);
           if (holder && holder.app_uuid !== appUuid) return 'taken' as const;
         }
         changed();
@@ -110,8 +112,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
     },
 
     async findByIdpAppId(idpAppId) {
-      const row = selectByIdpAppId.get(idpAppId);
-      return row ? toApp(row, holds) : null;
+      return selectByIdpAppId.all(idpAppId).map((row) => toApp(row, holds));
     },
   };
 }

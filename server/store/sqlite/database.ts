@@ -29,9 +29,19 @@ function migrate(db: Db): void {
   }
   for (const migration of migrations) {
     if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
+    // The pragma is a no-op inside a transaction, so it is set around it.
+    if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(migration.sql);
+        if (migration.rebuildsTables) {
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new Error(`migration ${migration.version} would break ${broken.length} foreign keys`);
+        }
+        db.pragma(`user_version = ${migration.version}`);
+      })();
+    } finally {
+      if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
+    }
   }
 }

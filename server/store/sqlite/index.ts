@@ -24,6 +24,10 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
   const metering = createMeteringRepository(db, ledger, holds);
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
   const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
+  const listDevelopers = db.prepare<[], { id: string; name: string; created_at: string; apps: number }>(
+    `SELECT d.id, d.name, d.created_at, (SELECT COUNT(*) FROM apps a WHERE a.developer_id = d.id AND a.deleted_at IS NULL) AS apps
+     FROM developers d ORDER BY d.created_at, d.id`,
+  );
 
   return {
     developers: {
@@ -33,6 +37,9 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
       },
       async count() {
         return countDevelopers.get()?.n ?? 0;
+      },
+      async list() {
+        return listDevelopers.all().map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at, apps: row.apps }));
       },
     },
     apps: createAppsRepository(db, ledger, holds, () => keyCache.clear()),

@@ -6,6 +6,11 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Rebuilds a table that others reference (SQLite's documented twelve-step procedure): foreign
+   * keys are off while it runs and checked before its transaction commits.
+   */
+  rebuildsTables?: boolean;
 }
 
 export const migrations: Migration[] = [
@@ -252,6 +257,73 @@ export const migrations: Migration[] = [
         return_url      TEXT,
         expires_at      TEXT NOT NULL
       );
+    `,
+  },
+  {
+    version: 10,
+    name: 'API key roles',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'inference'
+        CHECK (role IN ('inference', 'read_only', 'admin'));
+      -- Keys issued before roles existed were full owner credentials: live ones keep that power
+      -- (list them and replace what should be narrower); test keys are never admin.
+      UPDATE api_keys SET role = 'admin' WHERE is_test = 0;
+      CREATE TRIGGER api_keys_test_never_admin BEFORE INSERT ON api_keys
+        WHEN NEW.is_test = 1 AND NEW.role = 'admin'
+        BEGIN SELECT RAISE(ABORT, 'a test key cannot be admin'); END;
+    `,
+  },
+  {
+    version: 11,
+    name: 'identity-provider ids unique per developer; text identifiers unique per app',
+    rebuildsTables: true,
+    sql: `
+      CREATE TABLE apps_rebuilt (
+        app_uuid                   TEXT PRIMARY KEY,
+        developer_id               TEXT NOT NULL REFERENCES developers(id),
+        account_id                 INTEGER NOT NULL UNIQUE REFERENCES accounts(id),
+        name                       TEXT NOT NULL,
+        app_type                   TEXT NOT NULL CHECK (app_type IN ('standard', 'pooled_api')),
+        default_user_credits_micro INTEGER NOT NULL CHECK (default_user_credits_micro >= 0),
+        allowed_origins            TEXT NOT NULL DEFAULT '[]',
+        idp_app_id                 TEXT,
+        idp_verification_key       TEXT,
+        idp_updated_at             TEXT,
+        created_at                 TEXT NOT NULL,
+        updated_at                 TEXT NOT NULL,
+        deleted_at                 TEXT,
+        rate_limit_rpm             INTEGER CHECK (rate_limit_rpm IS NULL OR rate_limit_rpm > 0),
+        rate_limit_tpm             INTEGER CHECK (rate_limit_tpm IS NULL OR rate_limit_tpm > 0)
+      );
+      INSERT INTO apps_rebuilt (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro,
+          allowed_origins, idp_app_id, idp_verification_key, idp_updated_at, created_at, updated_at, deleted_at,
+          rate_limit_rpm, rate_limit_tpm)
+        SELECT app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro,
+          allowed_origins, idp_app_id, idp_verification_key, idp_updated_at, created_at, updated_at, deleted_at,
+          rate_limit_rpm, rate_limit_tpm FROM apps;
+      DROP TABLE apps;
+      ALTER TABLE apps_rebuilt RENAME TO apps;
+      CREATE INDEX apps_developer ON apps (developer_id, created_at);
+      -- Two developers may name the same identity-provider app; one developer only once.
+      CREATE UNIQUE INDEX apps_idp_per_developer ON apps (developer_id, idp_app_id) WHERE idp_app_id IS NOT NULL;
+      CREATE INDEX apps_idp ON apps (idp_app_id) WHERE idp_app_id IS NOT NULL;
+
+      CREATE TABLE text_registrations_rebuilt (
+        channel          TEXT NOT NULL CHECK (channel IN ('sms', 'messenger')),
+        identifier       TEXT NOT NULL,
+        app_uuid         TEXT NOT NULL,
+        owner            TEXT NOT NULL,
+        preferred_model  TEXT,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL,
+        -- Within an app an identifier belongs to one caller; two apps may hold the same one.
+        PRIMARY KEY (channel, app_uuid, identifier),
+        UNIQUE (channel, app_uuid, owner)
+      );
+      INSERT INTO text_registrations_rebuilt SELECT channel, identifier, app_uuid, owner, preferred_model, created_at, updated_at
+        FROM text_registrations;
+      DROP TABLE text_registrations;
+      ALTER TABLE text_registrations_rebuilt RENAME TO text_registrations;
     `,
   },
 ];

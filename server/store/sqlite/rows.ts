@@ -1,4 +1,5 @@
 import type { Holds } from './holds.js';
+import type { KeyRole } from '../../../src/contract/operation.js';
 import type { ApiKeyRecord, AppRecord, AppType, AppUserRecord } from '../types.js';
 
 /** Column lists and row mappers shared by the repositories. */
@@ -46,13 +47,14 @@ export function toApp(row: AppRow, holds: Holds): AppRecord {
   };
 }
 
-export const KEY_COLUMNS = 'k.key_id, k.app_uuid, k.name, k.is_test, k.prefix, k.created_at, k.last_used_at';
+export const KEY_COLUMNS = 'k.key_id, k.app_uuid, k.name, k.is_test, k.role, k.prefix, k.created_at, k.last_used_at';
 
 export interface KeyRow {
   key_id: string;
   app_uuid: string;
   name: string;
   is_test: number;
+  role: KeyRole;
   prefix: string;
   created_at: string;
   last_used_at: string | null;
@@ -64,6 +66,7 @@ export function toKey(row: KeyRow): ApiKeyRecord {
     appUuid: row.app_uuid,
     name: row.name,
     isTest: row.is_test === 1,
+    role: row.role,
     prefix: row.prefix,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,

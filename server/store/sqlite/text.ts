@@ -21,18 +21,14 @@ const toRegistration = (row: Row): TextRegistrationRecord => ({
   updatedAt: row.updated_at,
 });
 
-/** Text channel registrations (migration 5): one holder per identifier, one identifier per holder. */
+/** Text channel registrations (migrations 5, 11): in an app, one holder per identifier and one identifier per holder. */
 export function createTextRepository(db: Db): Store['text'] {
-  const byIdentifier = db.prepare<[TextChannel, string], Row>(
-    'SELECT * FROM text_registrations WHERE channel = ? AND identifier = ?',
+  const byIdentifier = db.prepare<[TextChannel, string, string], Row>(
+    'SELECT * FROM text_registrations WHERE channel = ? AND app_uuid = ? AND identifier = ?',
   );
   const byOwner = db.prepare<[TextChannel, string, string], Row>(
     'SELECT * FROM text_registrations WHERE channel = ? AND app_uuid = ? AND owner = ?',
   );
-  const appDeleted = db.prepare<[string], { deleted: number }>(
-    'SELECT deleted_at IS NOT NULL AS deleted FROM apps WHERE app_uuid = ?',
-  );
-  const deleteIdentifier = db.prepare('DELETE FROM text_registrations WHERE channel = ? AND identifier = ?');
   const deleteOwner = db.prepare('DELETE FROM text_registrations WHERE channel = ? AND app_uuid = ? AND owner = ?');
   const insert = db.prepare(
     `INSERT INTO text_registrations (channel, identifier, app_uuid, owner, preferred_model, created_at, updated_at)
@@ -41,12 +37,8 @@ export function createTextRepository(db: Db): Store['text'] {
 
   const register = db.transaction((registration: Omit<TextRegistrationRecord, 'createdAt' | 'updatedAt'>, at: string) => {
     const { channel, identifier, appUuid, owner } = registration;
-    const holder = byIdentifier.get(channel, identifier);
-    if (holder && (holder.app_uuid !== appUuid || holder.owner !== owner)) {
-      // An app that was deleted holds nothing any more.
-      if (appDeleted.get(holder.app_uuid)?.deleted !== 1) return 'taken' as const;
-      deleteIdentifier.run(channel, identifier);
-    }
+    const holder = byIdentifier.get(channel, appUuid, identifier);
+    if (holder && holder.owner !== owner) return 'taken' as const;
     const previous = byOwner.get(channel, appUuid, owner);
     deleteOwner.run(channel, appUuid, owner);
     const row: Row = {
@@ -70,8 +62,8 @@ export function createTextRepository(db: Db): Store['text'] {
   });
 
   return {
-    async byIdentifier(channel, identifier) {
-      const row = byIdentifier.get(channel, identifier);
+    async byIdentifier(channel, appUuid, identifier) {
+      const row = byIdentifier.get(channel, appUuid, identifier);
       return row ? toRegistration(row) : null;
     },
     async byOwner(channel, appUuid, owner) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../operation.js';
+import { defineOperation, ROLES } from '../operation.js';
 import { CheckoutSession } from '../schemas/common.js';
 import {
   Balance,
@@ -30,6 +30,7 @@ export const accountOperations = [
     path: '/credits/balance',
     response: Balance,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'The caller’s credit balance and what requests in flight hold',
   }),
   defineOperation({
@@ -39,6 +40,7 @@ export const accountOperations = [
     path: '/credits/claim-daily',
     response: ClaimResult,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Claim the daily credits (once per UTC day)',
   }),
   defineOperation({
@@ -49,6 +51,7 @@ export const accountOperations = [
     body: ClaimTaskBody,
     response: ClaimResult,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Claim the reward of a completed task (once per task)',
   }),
   defineOperation({
@@ -58,6 +61,7 @@ export const accountOperations = [
     path: '/credits/packs',
     response: PackList,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'Credit packs for sale',
   }),
   defineOperation({
@@ -69,6 +73,8 @@ export const accountOperations = [
     response: CheckoutSession,
     successStatus: 201,
     auth: CALLER,
+    roles: ROLES.inference,
+    testKeys: false,
     summary: 'Buy credits through a checkout session',
   }),
   defineOperation({
@@ -78,6 +84,7 @@ export const accountOperations = [
     path: '/credits/sync-points',
     response: PointsSync,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Convert points from the external points program into credits',
   }),
   defineOperation({
@@ -87,6 +94,7 @@ export const accountOperations = [
     path: '/tasks',
     response: TaskList,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'Tasks the caller can complete for credits',
   }),
   defineOperation({
@@ -96,6 +104,7 @@ export const accountOperations = [
     path: '/subscriptions/plans',
     response: PlanList,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'Subscription plans',
   }),
   defineOperation({
@@ -105,6 +114,7 @@ export const accountOperations = [
     path: '/subscriptions/status',
     response: SubscriptionStatus,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'The caller’s subscription',
   }),
   defineOperation({
@@ -116,6 +126,7 @@ export const accountOperations = [
     response: CheckoutSession,
     successStatus: 201,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Start a subscription through a checkout session',
   }),
   defineOperation({
@@ -126,6 +137,7 @@ export const accountOperations = [
     body: PortalBody,
     response: PortalSession,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Open a customer portal session',
   }),
   defineOperation({
@@ -136,6 +148,7 @@ export const accountOperations = [
     body: TierChangeBody,
     response: UpgradeResult,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Upgrade now (credits prorated for the rest of the period)',
   }),
   defineOperation({
@@ -146,6 +159,7 @@ export const accountOperations = [
     body: TierChangeBody,
     response: SubscriptionStatus,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Downgrade at the end of the current period',
   }),
   defineOperation({
@@ -155,6 +169,7 @@ export const accountOperations = [
     path: '/subscriptions/cancel-scheduled-downgrade',
     response: SubscriptionStatus,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Withdraw a scheduled downgrade',
   }),
   defineOperation({
@@ -164,6 +179,7 @@ export const accountOperations = [
     path: '/subscriptions/cancel',
     response: SubscriptionStatus,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Cancel at the end of the current period',
   }),
   defineOperation({
@@ -173,6 +189,7 @@ export const accountOperations = [
     path: '/subscriptions/renew',
     response: RenewResult,
     auth: CALLER,
+    roles: ROLES.admin,
     summary: 'Lift a pending cancel, or start again after the end',
   }),
   defineOperation({

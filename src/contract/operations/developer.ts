@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../operation.js';
+import { defineOperation, ROLES } from '../operation.js';
 import { AppUuid, CheckoutSession, Deleted, listOf, pageQuery, PositiveCredits, RedirectUrl } from '../schemas/common.js';
 import {
   ApiKey,
@@ -31,6 +31,7 @@ export const developerOperations = [
     query: z.strictObject(pageQuery(100)),
     response: listOf(BillingRecord),
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'Billing history: packs, app funding and subscription charges, newest first',
   }),
   defineOperation({
@@ -42,6 +43,7 @@ export const developerOperations = [
     response: App,
     successStatus: 201,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Create an app',
   }),
   defineOperation({
@@ -52,6 +54,7 @@ export const developerOperations = [
     query: z.strictObject(pageQuery(100)),
     response: listOf(App),
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'List your apps',
   }),
   defineOperation({
@@ -62,6 +65,7 @@ export const developerOperations = [
     params: AppParams,
     response: App,
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'Get an app',
   }),
   defineOperation({
@@ -73,6 +77,7 @@ export const developerOperations = [
     body: AppUpdateBody,
     response: App,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Update an app (allowed_origins: omitted or null leaves it, [] clears it, a list sets it)',
   }),
   defineOperation({
@@ -83,6 +88,7 @@ export const developerOperations = [
     params: AppParams,
     response: Deleted,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Delete an app; its keys stop working at once',
   }),
   defineOperation({
@@ -100,6 +106,7 @@ export const developerOperations = [
     response: CheckoutSession,
     successStatus: 201,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Fund an app balance through a checkout session',
   }),
   defineOperation({
@@ -111,6 +118,7 @@ export const developerOperations = [
     query: AppUsageQuery,
     response: AppUsage,
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'App usage in day or hour buckets',
   }),
   defineOperation({
@@ -126,6 +134,7 @@ export const developerOperations = [
     }),
     response: listOf(AppUserUsageRow),
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'App usage per user',
   }),
   defineOperation({
@@ -138,6 +147,7 @@ export const developerOperations = [
     response: CreatedApiKey,
     successStatus: 201,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Create an API key; the secret is shown only in this answer',
   }),
   defineOperation({
@@ -149,6 +159,7 @@ export const developerOperations = [
     query: z.strictObject(pageQuery(100)),
     response: listOf(ApiKey),
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'List the API keys of an app (no secrets)',
   }),
   defineOperation({
@@ -159,6 +170,7 @@ export const developerOperations = [
     params: z.strictObject({ app_uuid: AppUuid, key_id: z.string().regex(/^key_[A-Za-z0-9]+$/, 'must be a key id (key_…)') }),
     response: Deleted,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Delete an API key; it stops working on the next request',
   }),
   defineOperation({
@@ -170,6 +182,7 @@ export const developerOperations = [
     body: IdpCreateBody,
     response: IdpConfig,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Set the identity-provider configuration of an app',
   }),
   defineOperation({
@@ -180,6 +193,7 @@ export const developerOperations = [
     params: AppParams,
     response: Deleted,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Remove the identity-provider configuration of an app',
   }),
   defineOperation({
@@ -191,6 +205,7 @@ export const developerOperations = [
     query: z.strictObject(pageQuery(200)),
     response: listOf(AppUser),
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'List the users of an app',
   }),
   defineOperation({
@@ -201,6 +216,7 @@ export const developerOperations = [
     params: AppUserParams,
     response: AppUser,
     auth: DEVELOPER,
+    roles: ROLES.read,
     summary: 'Get a user of an app',
   }),
   defineOperation({
@@ -212,6 +228,7 @@ export const developerOperations = [
     body: UserTopUpBody,
     response: AppUser,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Add credits to a user (creates the user when unknown)',
   }),
   defineOperation({
@@ -223,6 +240,7 @@ export const developerOperations = [
     body: UserUpdateBody,
     response: AppUser,
     auth: DEVELOPER,
+    roles: ROLES.admin,
     summary: 'Set a user’s credit limit (creates the user when unknown)',
   }),
 ];

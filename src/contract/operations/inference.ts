@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../operation.js';
+import { defineOperation, ROLES } from '../operation.js';
 import {
   ChatCompletion,
   ChatCompletionBody,
@@ -27,6 +27,7 @@ export const inferenceOperations = [
     response: ChatCompletion,
     stream: 'optional',
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Create a chat completion (streams with stream: true)',
   }),
   defineOperation({
@@ -38,6 +39,7 @@ export const inferenceOperations = [
     response: ResponseObject,
     stream: 'optional',
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Create a response (streams with stream: true; background: true answers at once)',
   }),
   defineOperation({
@@ -48,6 +50,7 @@ export const inferenceOperations = [
     params: ResponseParams,
     response: ResponseObject,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Get a response (for example a background one)',
   }),
   defineOperation({
@@ -58,6 +61,7 @@ export const inferenceOperations = [
     params: ResponseParams,
     response: ResponseObject,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Cancel a background response',
   }),
   defineOperation({
@@ -68,6 +72,7 @@ export const inferenceOperations = [
     body: EmbeddingsBody,
     response: EmbeddingList,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Create embeddings',
   }),
   defineOperation({
@@ -78,6 +83,7 @@ export const inferenceOperations = [
     query: ModelsQuery,
     response: ModelList,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'List the models this server can serve, with prices',
   }),
   defineOperation({
@@ -87,6 +93,7 @@ export const inferenceOperations = [
     path: '/tools',
     response: ToolList,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'List the tool schemas the platform knows',
   }),
   defineOperation({
@@ -97,6 +104,7 @@ export const inferenceOperations = [
     query: UsageModelsQuery,
     response: UsageByModel,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'Usage per model for the caller',
   }),
 ];

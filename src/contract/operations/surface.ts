@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../operation.js';
+import { defineOperation, ROLES } from '../operation.js';
 import {
   Agent,
   AgentList,
@@ -25,6 +25,7 @@ export const surfaceOperations = [
     path: '/agents',
     response: AgentList,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'List agents',
   }),
   defineOperation({
@@ -35,6 +36,7 @@ export const surfaceOperations = [
     params: z.strictObject({ id: z.string().min(1).max(100).describe('Agent id') }),
     response: Agent,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'Get an agent',
   }),
   defineOperation({
@@ -44,6 +46,7 @@ export const surfaceOperations = [
     path: '/config',
     response: PublicConfig,
     auth: CALLER,
+    roles: ROLES.anyKey,
     summary: 'The public configuration a client needs',
   }),
   defineOperation({
@@ -55,6 +58,7 @@ export const surfaceOperations = [
     query: TextLookupQuery,
     response: TextRegistration,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Look up who holds an identifier on a channel',
   }),
   defineOperation({
@@ -66,6 +70,7 @@ export const surfaceOperations = [
     body: TextRegisterBody,
     response: TextRegistration,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Register an identifier for a channel',
   }),
   defineOperation({
@@ -76,6 +81,7 @@ export const surfaceOperations = [
     params: ChannelParams,
     response: TextRegistration,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'The caller’s registration on a channel',
   }),
   defineOperation({
@@ -86,6 +92,7 @@ export const surfaceOperations = [
     params: ChannelParams,
     response: TextRegistration,
     auth: CALLER,
+    roles: ROLES.inference,
     summary: 'Remove the caller’s registration on a channel',
   }),
   defineOperation({
@@ -96,6 +103,7 @@ export const surfaceOperations = [
     body: SandboxIdentityTokenBody,
     response: SandboxIdentityToken,
     auth: ['api_key'],
+    roles: ROLES.inference,
     summary: 'Issue a sandbox identity token for a test wallet (test keys only)',
     description:
       'Signs an identity token with this server’s own key (published at /.well-known/jwks.json) for a test wallet of ' +

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KEY_ROLES } from '../operation.js';
 import { Address, AppUuid, Credits, NonNegativeCredits, PositiveCredits, Timestamp } from './common.js';
 
 export const AppType = z.enum(['standard', 'pooled_api']);
@@ -51,10 +52,15 @@ export const AppUpdateBody = z.strictObject({
   rate_limit_tpm: RateLimit('Tokens').describe('Tokens per minute per key or user (omitted: unchanged; null: the server default)'),
 });
 
+export const KeyRoleSchema = z
+  .enum(KEY_ROLES)
+  .describe('inference: inference and its own app only; read_only: reads every object of the developer; admin: everything');
+
 export const ApiKey = z.object({
   key_id: z.string(),
   name: z.string(),
   is_test: z.boolean(),
+  role: KeyRoleSchema,
   prefix: z.string(),
   created_at: Timestamp,
   last_used_at: Timestamp.nullable(),
@@ -66,7 +72,10 @@ export const CreatedApiKey = ApiKey.extend({
 
 export const ApiKeyCreateBody = z.strictObject({
   name: z.string().trim().min(1).max(100).default('default').describe('Key name'),
-  is_test: z.boolean().default(false).describe('A test key (svc_test_): sandbox only, never charged'),
+  is_test: z.boolean().default(false).describe('A test key (svc_test_): sandbox only, never charged; never admin'),
+  role: KeyRoleSchema.default('inference').describe(
+    'inference (default): inference and its own app only; read_only: reads of every app, key, user, usage and billing; admin: everything',
+  ),
 });
 
 export const IdpConfig = z.object({
