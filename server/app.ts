@@ -187,12 +187,4 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 }
 
-/** The ledger consistency check on a database file, without starting a server (`svc serve --check`). */
-export async function checkLedger(dbPath: string) {
-  const store = createSqliteStore(dbPath);
-  try {
-    return await store.credits.check();
-  } finally {
-    await store.close();
-  }
-}
+export { checkLedger, createDeveloper, listDevelopers } from './operator.js';

@@ -1,15 +1,6 @@
-import type { AnyOperation, KeyRole } from '../../src/contract/operation.js';
+import { describeRoles, type AnyOperation } from '../../src/contract/operation.js';
 import { forbidden } from '../errors.js';
 import type { Principal } from './principal.js';
-
-const article = (role: KeyRole) => (role === 'inference' || role === 'admin' ? 'an' : 'a');
-
-/** "an admin key", "a read_only or admin key". */
-export function describeRoles(roles: readonly KeyRole[]): string {
-  const first = roles[0];
-  if (!first) return 'no key';
-  return `${article(first)} ${roles.join(' or ')} key`;
-}
 
 /**
  * What the contract allows the caller (DESIGN §5), checked before the request body is read, so

@@ -12,32 +12,46 @@ export interface BootstrapResult {
   testKey: string;
 }
 
+export interface AccountDeps {
+  store: Store;
+  clock: Clock;
+  apps: AppsService;
+  apiKeys: ReturnType<typeof createApiKeysService>;
+}
+
 /**
- * On an empty database: the owner developer account, a default app holding the starting grant,
- * an `admin` live key and an `inference` test key. Returns null when the database already has an owner.
+ * A developer account, ready to use: the account, a default app (holding an operator grant when
+ * `grantCredits` > 0) and its first `admin` live key. Only the operator creates one: at the first
+ * start of a server, or with `svc admin developers create`; no network call can.
  */
-export async function bootstrapOwner(
-  deps: { store: Store; clock: Clock; apps: AppsService; apiKeys: ReturnType<typeof createApiKeysService> },
-  startingGrantCredits: number,
-): Promise<BootstrapResult | null> {
-  if ((await deps.store.developers.count()) > 0) return null;
+export async function createDeveloperAccount(deps: AccountDeps, input: { name: string; grantCredits: number }) {
   const developer = await deps.store.developers.create({
     id: `dev_${randomUUID().replaceAll('-', '')}`,
-    name: 'owner',
+    name: input.name,
     createdAt: deps.clock.now().toISOString(),
   });
   const app = await deps.apps.create(
     developer.id,
     { name: 'Default app', app_type: 'standard', default_user_credits: 0, allowed_origins: [] },
-    startingGrantCredits > 0
+    input.grantCredits > 0
       ? {
-          amountMicro: creditsToMicro(startingGrantCredits),
+          amountMicro: creditsToMicro(input.grantCredits),
           kind: 'starting_grant',
           idempotencyKey: `starting-grant:${developer.id}`,
         }
       : undefined,
   );
-  const live = await deps.apiKeys.create(app.appUuid, { name: 'owner live key', is_test: false, role: 'admin' });
+  const admin = await deps.apiKeys.create(app.appUuid, { name: `${input.name} admin key`, is_test: false, role: 'admin' });
+  return { developer, app, adminKey: admin.secret };
+}
+
+/**
+ * On an empty database: the owner's account (an `admin` live key, and an `inference` test key
+ * to try the sandbox with). Returns null when the database already has an owner.
+ */
+export async function bootstrapOwner(deps: AccountDeps, startingGrantCredits: number): Promise<BootstrapResult | null> {
+  if ((await deps.store.developers.count()) > 0) return null;
+  const { developer, app, adminKey } = await createDeveloperAccount(deps, { name: 'owner', grantCredits: startingGrantCredits });
   const test = await deps.apiKeys.create(app.appUuid, { name: 'owner test key', is_test: true, role: 'inference' });
-  return { developerId: developer.id, appUuid: app.appUuid, liveKey: live.secret, testKey: test.secret };
+  return { developerId: developer.id, appUuid: app.appUuid, liveKey: adminKey, testKey: test.secret };
 }

@@ -7,7 +7,7 @@ import { loadManifest } from './manifest.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat, dashboard, docs, starter] = await Promise.all([
+  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
@@ -16,6 +16,8 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     import('./commands/dashboard.js'),
     import('./commands/docs.js'),
     import('./commands/new.js'),
+    import('./commands/admin-developers-create.js'),
+    import('./commands/admin-developers-list.js'),
   ]);
   return [
     login.AuthLoginCommand,
@@ -26,6 +28,8 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     dashboard.DashboardCommand,
     docs.DocsCommand,
     starter.NewCommand,
+    createDeveloper.AdminDevelopersCreateCommand,
+    listDevelopers.AdminDevelopersListCommand,
   ];
 }
 

@@ -1,5 +1,5 @@
 import { fieldsOf, type Field } from './json-schema.js';
-import type { AnyOperation, AuthScheme, HttpMethod } from './operation.js';
+import type { AnyOperation, AuthScheme, HttpMethod, KeyRole } from './operation.js';
 import { operations } from './operations/index.js';
 
 /**
@@ -14,6 +14,10 @@ export interface OperationManifest {
   path: string;
   absolutePath: boolean;
   auth: AuthScheme[];
+  /** The key roles that may call it (empty when no API key can). */
+  roles: KeyRole[];
+  /** False when test keys are refused it beyond what the roles say. */
+  testKeys: boolean;
   stream: boolean;
   rawBody: boolean;
   hasBody: boolean;
@@ -32,6 +36,8 @@ export function manifestOf(op: AnyOperation): OperationManifest {
     path: op.path,
     absolutePath: op.absolutePath ?? false,
     auth: [...op.auth],
+    roles: [...(op.roles ?? [])],
+    testKeys: op.testKeys ?? true,
     stream: op.stream === 'optional',
     rawBody: op.rawBody ?? false,
     hasBody: op.body !== undefined,

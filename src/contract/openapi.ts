@@ -1,5 +1,5 @@
 import { fieldsOf, toJsonSchema, type JsonSchema } from './json-schema.js';
-import type { AnyOperation } from './operation.js';
+import { describeRoles, type AnyOperation } from './operation.js';
 import { operations } from './operations/index.js';
 import { ApiErrorBody } from './schemas/common.js';
 
@@ -43,12 +43,15 @@ function operationObject(op: AnyOperation) {
         : {}),
     },
   };
+  const access = op.roles?.length ? `Needs ${describeRoles(op.roles)}${op.testKeys === false ? ' (live keys only)' : ''}.` : null;
+  const description = [op.description, access].filter(Boolean).join('\n\n');
   return {
     operationId: op.id,
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    ...(description ? { description } : {}),
     tags: [op.cli[0] as string],
     'x-svc-cli': `svc api ${op.cli.join(' ')}`,
+    ...(op.roles ? { 'x-svc-roles': [...op.roles], 'x-svc-test-keys': op.testKeys ?? true } : {}),
     security: securityOf(op),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body
@@ -58,6 +61,7 @@ function operationObject(op: AnyOperation) {
       [String(op.successStatus ?? 200)]: success,
       '400': errorResponse('Invalid request: the message names the field'),
       ...(op.auth.includes('none') ? {} : { '401': errorResponse('Missing or invalid credentials') }),
+      ...(op.roles ? { '403': errorResponse(`Forbidden: ${describeRoles(op.roles)} is needed`) } : {}),
       default: errorResponse('Error'),
     },
   };

@@ -25,6 +25,13 @@ export const ROLES = {
   admin: ['admin'],
 } as const satisfies Record<string, readonly KeyRole[]>;
 
+/** "an admin key", "a read_only or admin key": how errors and docs name what an operation needs. */
+export function describeRoles(roles: readonly KeyRole[]): string {
+  const first = roles[0];
+  if (!first) return 'no API key';
+  return `${first === 'read_only' ? 'a' : 'an'} ${roles.join(' or ')} key`;
+}
+
 /** Shape of an object schema whose fields we can enumerate (params, query, body). */
 export type FieldsSchema = z.ZodObject<z.ZodRawShape>;
 

@@ -1,5 +1,6 @@
 import type { Field, JsonSchema } from './json-schema.js';
 import type { OperationManifest } from './manifest.js';
+import { describeRoles } from './operation.js';
 
 /**
  * The contract as function tools (OpenAI `tools` format): one tool per operation, its parameters
@@ -75,10 +76,22 @@ function parametersOf(op: OperationManifest): JsonSchema {
   };
 }
 
+/** Which keys may call it, so an agent knows before it tries. */
+function accessOf(op: OperationManifest): string | null {
+  if (op.roles.length === 0) return null;
+  return `Needs ${describeRoles(op.roles)}${op.testKeys ? '' : ' (live keys only)'}.`;
+}
+
 function describe(op: OperationManifest): string {
   const words = ['svc api', ...op.cli, ...op.params.map((p) => `<${p.name.replaceAll('_', '-')}>`)].join(' ');
   const http = `${op.method} ${op.absolutePath ? '' : '/api/v1'}${op.path}`;
-  return [op.summary.replace(/\.?$/, '.'), op.description, op.method === 'GET' ? 'Read-only.' : null, `(${http}; \`${words}\`)`]
+  return [
+    op.summary.replace(/\.?$/, '.'),
+    op.description,
+    op.method === 'GET' ? 'Read-only.' : null,
+    accessOf(op),
+    `(${http}; \`${words}\`)`,
+  ]
     .filter(Boolean)
     .join(' ');
 }

@@ -20,6 +20,8 @@ function fakeOp(id: string, cli: string[], extra: Partial<OperationManifest> = {
     path: `/${cli.join('/')}`,
     absolutePath: false,
     auth: ['api_key'],
+    roles: ['inference', 'admin'],
+    testKeys: true,
     stream: false,
     rawBody: false,
     hasBody: false,
@@ -88,7 +90,7 @@ describe('the tools schema', () => {
 
   it('describes the operation, whether it only reads, its HTTP call and its command', () => {
     expect(toolFor('developer.apps.get').tool.function.description).toBe(
-      'Get an app. Read-only. (GET /api/v1/developer/apps/{app_uuid}; `svc api developer apps get <app-uuid>`)',
+      'Get an app. Read-only. Needs a read_only or admin key. (GET /api/v1/developer/apps/{app_uuid}; `svc api developer apps get <app-uuid>`)',
     );
     expect(toolFor('developer.apps.delete').tool.function.description).not.toContain('Read-only');
   });

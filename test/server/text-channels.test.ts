@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/auth/principal.js';
-import { API, addDeveloper, appPath, createOwnerApp, expectApiError, expectStatus, ownerId, randomAddress, useTestServer } from '../helpers/api.js';
+import { API, addDeveloper, createOwnerApp, expectApiError, expectStatus, ownerId, randomAddress, useTestServer } from '../helpers/api.js';
 import type { TestServer } from '../helpers/server.js';
 
 const PHONE = '+14155550123';

@@ -74,6 +74,7 @@ export class ServeCommand extends SvcCommand {
           `Created the owner account and a default app ${appUuid} with ${this.startingCredits} credits.`,
           `  live key: ${liveKey}`,
           `  test key: ${testKey}`,
+          'The live key is admin (it manages your apps); the test key is an inference key for the sandbox.',
           'These keys are shown only once: keep them somewhere safe.',
           '',
         ].join('\n'),
