@@ -19,13 +19,16 @@ function pathOf(op: OperationManifest, params: Record<string, string>): string {
   return op.absolutePath ? path : `/api/v1${path}`;
 }
 
-/** Who calls: the owner's live key, or an end user's identity token (a sandbox one). */
-let as: { key?: null; authorization?: string } = {};
+/**
+ * Who calls: the owner's live key, another key (`forbidden` says whether its role or test mode
+ * bars the operation), or an end user's identity token (a sandbox one).
+ */
+let as: { key?: string | null; authorization?: string; forbidden?: boolean } = {};
 
 async function expectHandled(op: OperationManifest, what: string, request: { path: string; rawBody?: string; contentType?: string }) {
   const response = await t.call(op.method, request.path, {
     ...(request.rawBody !== undefined ? { rawBody: request.rawBody } : {}),
-    ...(as.key === null ? { key: null } : {}),
+    ...(as.key !== undefined ? { key: as.key } : {}),
     headers: {
       ...(request.rawBody !== undefined ? { 'content-type': request.contentType ?? 'application/json' } : {}),
       ...(as.authorization ? { authorization: as.authorization } : {}),
@@ -33,6 +36,10 @@ async function expectHandled(op: OperationManifest, what: string, request: { pat
   });
   const where = `${op.id} (${op.method} ${request.path.slice(0, 120)}) with ${what}`;
   expect(response.status, `${where}: ${JSON.stringify(response.body).slice(0, 300)}`).toBeLessThan(500);
+  // What the key may not do it never does, whatever the input: the role is checked first.
+  // (A path argument such as '..' can make the URL another route's: that is not this operation.)
+  const elsewhere = ['route_not_found', 'method_not_allowed'].includes(response.body?.error?.code);
+  if (as.forbidden && !elsewhere) expect(response.status, `${where}: ${JSON.stringify(response.body).slice(0, 300)}`).toBe(403);
   if (response.status >= 400 && typeof response.body === 'object' && response.body !== null) {
     expect(Object.keys(response.body), where).toContain('error');
   }
@@ -91,3 +98,23 @@ describe('wrong input to every operation an end user may call, with an identity 
     });
   }
 });
+
+const KEYS = [
+  { name: 'an inference key', role: 'inference', is_test: false },
+  { name: 'a read_only key', role: 'read_only', is_test: false },
+  { name: 'an inference test key', role: 'inference', is_test: true },
+  { name: 'a read_only test key', role: 'read_only', is_test: true },
+] as const;
+
+for (const key of KEYS) {
+  describe(`wrong input to every operation, with ${key.name}`, () => {
+    for (const op of manifest.filter((o) => o.auth.includes('api_key'))) {
+      const forbidden = !op.roles.includes(key.role) || (key.is_test && !op.testKeys);
+      it(`${op.id} answers every wrong input with a 4xx${forbidden ? ', always the 403 of its role' : ''}`, async () => {
+        const created = await t.server.services.apiKeys.create(t.appUuid, { name: key.name, role: key.role, is_test: key.is_test });
+        as = { key: created.secret, forbidden };
+        await feedWrongInput(op);
+      });
+    }
+  });
+}
