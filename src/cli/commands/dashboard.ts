@@ -50,7 +50,7 @@ export class DashboardCommand extends SvcCommand {
       loadManifest(),
     ]);
     await launchDashboard({
-      api: createDashboardApi({ client, operations }),
+      api: createDashboardApi({ client, operations, apiKey: connection.apiKey }),
       initialScreen: screen,
       openUrl,
       now: () => new Date(),

@@ -53,6 +53,8 @@ export interface DashboardApi {
   keys(appUuid: string): Promise<Page<ApiKey>>;
   createKey(appUuid: string, fields: KeyFields): Promise<CreatedKey>;
   deleteKey(appUuid: string, keyId: string): Promise<void>;
+  /** Whether the dashboard signs in with this key (deleting it would lock the dashboard out). */
+  signedInWith(key: ApiKey): boolean;
 
   users(appUuid: string): Promise<Page<AppUser>>;
   topUp(appUuid: string, address: string, credits: number): Promise<AppUser>;

@@ -23,9 +23,11 @@ export interface DashboardApiOptions {
   client: Client;
   /** The operations by id: the CLI's manifest, or the contract itself in tests. */
   operations: readonly OperationEntry[];
+  /** The key the client signs in with. */
+  apiKey?: string | undefined;
 }
 
-export function createDashboardApi({ client, operations }: DashboardApiOptions): DashboardApi {
+export function createDashboardApi({ client, operations, apiKey }: DashboardApiOptions): DashboardApi {
   const op = operationLookup(operations);
   const app = (appUuid: string) => ({ app_uuid: appUuid });
   const user = (appUuid: string, address: string) => ({ app_uuid: appUuid, address });
@@ -41,6 +43,8 @@ export function createDashboardApi({ client, operations }: DashboardApiOptions):
     keys: (appUuid) =>
       readPages((offset) => client.call(op('developer.apps.api-keys.list'), { params: app(appUuid), query: { limit: 100, offset } })),
     createKey: (appUuid, fields) => client.call(op('developer.apps.api-keys.create'), { params: app(appUuid), body: fields }),
+    // A listed key shows only its public prefix; the secret starts with it.
+    signedInWith: (key) => apiKey !== undefined && apiKey.startsWith(key.prefix.replace(/…$/, '')),
     async deleteKey(appUuid, keyId) {
       await client.call(op('developer.apps.api-keys.delete'), { params: { app_uuid: appUuid, key_id: keyId } });
     },

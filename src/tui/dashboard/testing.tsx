@@ -34,7 +34,7 @@ export const KEY = {
 
 /** The port on the real server, signed in with the server's live key (the bootstrap app's). */
 export function serverApi(server: TestServer, apiKey: string = server.liveKey): DashboardApi {
-  return createDashboardApi({ client: createClient({ baseUrl: server.url, apiKey }), operations });
+  return createDashboardApi({ client: createClient({ baseUrl: server.url, apiKey }), operations, apiKey });
 }
 
 /**
@@ -42,7 +42,7 @@ export function serverApi(server: TestServer, apiKey: string = server.liveKey): 
  * operation would, so a test sees what a screen asked for. The apps list is empty by default.
  */
 export function fakeApi(answers: Partial<DashboardApi>): DashboardApi {
-  const base: Partial<DashboardApi> = { apps: async () => ({ items: [], total: 0 }), ...answers };
+  const base: Partial<DashboardApi> = { apps: async () => ({ items: [], total: 0 }), signedInWith: () => false, ...answers };
   return new Proxy(base, {
     get: (target, name: string) =>
       target[name as keyof DashboardApi] ?? (() => Promise.reject(new Error(`the fake port has no ${name}`))),

@@ -14,7 +14,7 @@ async function onKeyring() {
   return { app, dash };
 }
 
-const keysOf = async (appUuid: string) => (await t.call('GET', appPath(appUuid, 'api-keys'))).body.data as { name: string; is_test: boolean }[];
+const keysOf = async (appUuid: string) => (await t.call('GET', appPath(appUuid, 'api-keys'))).body.data as { name: string; is_test: boolean; role: string }[];
 
 describe('the Keys screen', () => {
   it('says when the app has no keys, and how to make one', async () => {
@@ -28,7 +28,7 @@ describe('the Keys screen', () => {
     await createKey(t, app.app_uuid, { name: 'ci', is_test: true });
     dash.press('r');
     await dash.shows('ci');
-    expect(dash.line('ci')).toMatch(/ci\s+test\s+svc_test_\w{4}…\s+2026-03-01\s+never/);
+    expect(dash.line('ci')).toMatch(/ci\s+test\s+inference\s+svc_test_\w{4}…\s+2026-03-01\s+never/);
   });
 
   it('creates a test key and shows its secret once, with the warning', async () => {
@@ -37,8 +37,8 @@ describe('the Keys screen', () => {
     await dash.shows('New key for Keyring');
     dash.press(KEY.ctrlU);
     dash.type('deploy');
-    dash.press(KEY.enter, KEY.right, KEY.enter);
-    await dash.shows('Key deploy (test) for Keyring');
+    dash.press(KEY.enter, KEY.right, KEY.enter, KEY.enter);
+    await dash.shows('Key deploy (test, inference) for Keyring');
     expect(dash.screen()).toContain('cannot be read again');
     const secret = dash.screen().match(/svc_test_[A-Za-z0-9]{40}/)?.[0];
     expect(secret).toBeDefined();
@@ -49,7 +49,50 @@ describe('the Keys screen', () => {
     await dash.hides('cannot be read again');
     await dash.shows('deploy');
     expect(dash.screen()).not.toContain(secret);
-    expect(await keysOf(app.app_uuid)).toMatchObject([{ name: 'deploy', is_test: true }]);
+    expect(await keysOf(app.app_uuid)).toMatchObject([{ name: 'deploy', is_test: true, role: 'inference' }]);
+  });
+
+  it('creates a key of each role, and shows the role of every key', async () => {
+    const { app, dash } = await onKeyring();
+    for (const [steps, role] of [[0, 'inference'], [1, 'read_only'], [2, 'admin']] as const) {
+      dash.press('n');
+      await dash.shows('New key for Keyring');
+      dash.press(KEY.ctrlU);
+      dash.type(`k-${role}`);
+      dash.press(KEY.enter, KEY.enter, ...Array<string>(steps).fill(KEY.right), KEY.enter);
+      await dash.shows(`Key k-${role} (live, ${role}) for Keyring`);
+      dash.press(KEY.enter);
+      await dash.hides('cannot be read again');
+      await dash.shows(`k-${role}`);
+    }
+    for (const role of ['inference', 'read_only', 'admin']) expect(dash.line(`k-${role}`)).toMatch(new RegExp(`k-${role}\\s+live\\s+${role}`));
+    expect((await keysOf(app.app_uuid)).map((k) => k.role).sort()).toEqual(['admin', 'inference', 'read_only']);
+  });
+
+  it('refuses an admin test key in the dialog, with the server’s reason', async () => {
+    const { dash } = await onKeyring();
+    dash.press('n');
+    await dash.shows('New key for Keyring');
+    dash.press(KEY.enter, KEY.right, KEY.enter, KEY.right, KEY.right, KEY.enter);
+    await dash.shows(/✖ .*test key cannot be admin/i);
+  });
+
+  it('warns before deleting the key the dashboard signs in with', async () => {
+    const dash = openDashboard({ api: serverApi(t) });
+    await dash.openApp('Default app');
+    await dash.shows('owner test key');
+    const own = (await keysOf(t.appUuid)).findIndex((k) => k.role === 'admin');
+    const other = own === 0 ? 1 : 0;
+    for (let i = 0; i < other; i++) dash.press(KEY.down);
+    dash.press('d');
+    await dash.shows('Delete the key');
+    expect(dash.screen()).not.toContain('this dashboard signs in with');
+    dash.press('n');
+    await dash.hides('Delete the key');
+    dash.press(other < own ? KEY.down : KEY.up);
+    dash.press('d');
+    await dash.shows('This is the key this dashboard signs in with');
+    dash.press('n');
   });
 
   it('deletes a key after a y/n question; n keeps it', async () => {
@@ -74,7 +117,7 @@ describe('the Keys screen', () => {
     const { dash } = await onKeyring();
     dash.press('n');
     await dash.shows('New key for Keyring');
-    dash.press(KEY.ctrlU, KEY.enter, KEY.enter);
+    dash.press(KEY.ctrlU, KEY.enter, KEY.enter, KEY.enter);
     await dash.shows(/✖ .*name/i);
     expect(dash.screen()).toContain('New key for Keyring');
     dash.press(KEY.esc);

@@ -9,6 +9,7 @@ import { NoApp } from './NoApp.js';
 const COLUMNS: Column[] = [
   { title: 'Name' },
   { title: 'Kind', width: 4 },
+  { title: 'Role', width: 9 },
   { title: 'Prefix', width: 15 },
   { title: 'Created', width: 10 },
   { title: 'Last used', width: 10 },
@@ -29,7 +30,7 @@ export function KeysScreen({ session, width, height }: ScreenProps) {
         what="keys"
         empty={`${screen.app.name} has no keys. Press n to create one.`}
         columns={COLUMNS}
-        cells={(key) => [key.name, key.is_test ? 'test' : 'live', key.prefix, day(key.created_at), key.last_used_at ? day(key.last_used_at) : 'never']}
+        cells={(key) => [key.name, key.is_test ? 'test' : 'live', key.role, key.prefix, day(key.created_at), key.last_used_at ? day(key.last_used_at) : 'never']}
         cursor={screen.cursor.index}
         height={height - 1}
         width={width}

@@ -1,3 +1,4 @@
+import { KEY_ROLES } from '../../../contract/operation.js';
 import type { ApiKey } from '../api.js';
 import { createForm } from '../form.js';
 import type { ScreenAction } from '../keys.js';
@@ -7,6 +8,8 @@ import type { SelectedApp } from '../state.js';
 import { useCursor } from '../use-cursor.js';
 import { dataOf } from '../use-resource.js';
 import { useAppResource } from './use-app-resource.js';
+
+const roleOf = (value: string | undefined) => KEY_ROLES.find((role) => role === value) ?? 'inference';
 
 /** The selected app's API keys: create one (its secret is shown once), delete one. */
 export function useKeysScreen(session: DashboardSession, visibleRows: number) {
@@ -21,14 +24,24 @@ export function useKeysScreen(session: DashboardSession, visibleRows: number) {
     form: createForm([
       { name: 'name', label: 'Name', initial: 'default' },
       { name: 'is_test', label: 'Kind', options: ['live', 'test'], hint: 'test keys reach only the sandbox and never spend money' },
+      {
+        name: 'role',
+        label: 'Role',
+        options: [...KEY_ROLES],
+        hint: 'inference: chat and the app’s own balance · read_only: reads everything · admin: everything (live only)',
+      },
     ]),
     submitLabel: 'create',
     async submit(values) {
-      const created = await api.createKey(target.app_uuid, { name: values.name ?? '', is_test: values.is_test === 'test' });
+      const created = await api.createKey(target.app_uuid, {
+        name: values.name ?? '',
+        is_test: values.is_test === 'test',
+        role: roleOf(values.role),
+      });
       await reload();
       return {
         kind: 'secret',
-        title: `Key ${created.name} (${created.is_test ? 'test' : 'live'}) for ${target.name}`,
+        title: `Key ${created.name} (${created.is_test ? 'test' : 'live'}, ${created.role}) for ${target.name}`,
         secret: created.secret,
       };
     },
@@ -37,7 +50,12 @@ export function useKeysScreen(session: DashboardSession, visibleRows: number) {
   const remove = (target: SelectedApp, key: ApiKey) =>
     confirmModal({
       title: `Delete the key ${key.name} (${key.prefix})?`,
-      lines: ['Anything that uses it stops working on its next request.'],
+      lines: [
+        ...(api.signedInWith(key)
+          ? ['This is the key this dashboard signs in with: it stops working too, and you must log in again.']
+          : []),
+        'Anything that uses it stops working on its next request.',
+      ],
       confirmLabel: 'delete it',
       async run() {
         await api.deleteKey(target.app_uuid, key.key_id);

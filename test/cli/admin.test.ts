@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../server/app.js';
+import { manualClock } from '../../server/clock.js';
+import { startTestServer } from '../helpers/server.js';
+import { explain, removeTempDirs, runSvc, tempDir } from '../helpers/cli.js';
+
+afterAll(() => removeTempDirs());
+
+/** A server database made the way `svc serve` makes it (the owner bootstrapped), then closed. */
+async function serverDatabase() {
+  const db = join(tempDir(), 'server.db');
+  const server = await startTestServer({ dbPath: db });
+  const owner = { appUuid: server.appUuid, key: server.liveKey };
+  await server.close();
+  return { db, owner };
+}
+
+describe('svc admin developers', () => {
+  it('creates developers on the database, each with an admin key shown once, and lists them', async () => {
+    const home = tempDir();
+    const { db, owner } = await serverDatabase();
+
+    const created = await runSvc(['admin', 'developers', 'create', '--name', 'Acme', '--db', db], { home });
+    expect(created.code, explain(created)).toBe(0);
+    const acme = created.json();
+    expect(acme).toMatchObject({
+      developer_id: expect.stringMatching(/^dev_[0-9a-f]{32}$/),
+      name: 'Acme',
+      app_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      admin_key: expect.stringMatching(/^svc_live_[A-Za-z0-9]{40}$/),
+    });
+
+    const listed = await runSvc(['admin', 'developers', 'list', '--db', db], { home });
+    expect(listed.code, explain(listed)).toBe(0);
+    expect(listed.json().data.map((d: { name: string; apps: number }) => [d.name, d.apps])).toEqual([
+      ['owner', 1],
+      ['Acme', 1],
+    ]);
+    expect(listed.stdout).not.toMatch(/svc_live_/);
+
+    // On the server, the new developer sees only their own app, and the owner's is a 404.
+    const server = await startServer({ dbPath: db, port: 0, clock: manualClock('2026-03-01T12:00:00.000Z'), log: () => {}, env: {} });
+    try {
+      expect(server.bootstrap).toBeNull();
+      const call = (path: string, key: string) => fetch(`${server.url}/api/v1${path}`, { headers: { 'x-api-key': key } });
+      const apps = (await (await call('/developer/apps', acme.admin_key)).json()) as { data: { app_uuid: string }[] };
+      expect(apps.data.map((a) => a.app_uuid)).toEqual([acme.app_uuid]);
+      expect((await call(`/developer/apps/${owner.appUuid}`, acme.admin_key)).status).toBe(404);
+      expect((await call(`/developer/apps/${acme.app_uuid}`, owner.key)).status).toBe(404);
+      const key = await fetch(`${server.url}/api/v1/developer/apps/${acme.app_uuid}/api-keys`, {
+        method: 'POST',
+        headers: { 'x-api-key': acme.admin_key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'ci', role: 'inference' }),
+      });
+      expect(key.status).toBe(201);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a missing or blank name, a missing database and a newer schema, in one line each', async () => {
+    const home = tempDir();
+    const { db } = await serverDatabase();
+
+    const blank = await runSvc(['admin', 'developers', 'create', '--name', '  ', '--db', db], { home });
+    expect(blank.code, explain(blank)).toBe(2);
+    expect(blank.stderr).toMatch(/--name must be 1 to 100 characters/);
+
+    const noName = await runSvc(['admin', 'developers', 'create', '--db', db], { home });
+    expect(noName.code, explain(noName)).toBe(2);
+
+    const missing = await runSvc(['admin', 'developers', 'list', '--db', join(tempDir(), 'none.db')], { home });
+    expect(missing.code, explain(missing)).toBe(2);
+    expect(missing.stderr).toMatch(/^svc: no database at .*none\.db/);
+
+    const raw = new Database(db);
+    raw.pragma('user_version = 999');
+    raw.close();
+    const newer = await runSvc(['admin', 'developers', 'list', '--db', db], { home });
+    expect(newer.code, explain(newer)).toBe(1);
+    expect(newer.stderr.trim().split('\n')).toHaveLength(1);
+    expect(newer.stderr).toMatch(/newer than this server/);
+  });
+
+  it('uses the database in SVC_HOME by default, like svc serve', async () => {
+    const home = tempDir();
+    const server = await startTestServer({ dbPath: join(home, 'server.db') });
+    await server.close();
+    const listed = await runSvc(['admin', 'developers', 'list'], { home });
+    expect(listed.code, explain(listed)).toBe(0);
+    expect(listed.json().total).toBe(1);
+  });
+});
