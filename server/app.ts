@@ -16,6 +16,7 @@ import { providersFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
 import type { Store } from './store/types.js';
 import { createPlanCatalog, type PlanCatalog } from './services/subscriptions/plans.js';
+import { PAYMENT_MODES, type PaymentsMode } from './payments/processors.js';
 
 export interface StartOptions extends ServerSettings {
   /** Upstream providers, built (tests inject fakes); else from `env` and the providers file. */
@@ -41,18 +42,25 @@ export interface RunningServer {
 }
 
 /**
- * Stripe when both of its settings are there; the sandbox when neither is. One without the other
- * is a mistake worth refusing to start over: payments would silently stay in the sandbox.
+ * How live money comes in: the mode asked for (`--payments`, else SVC_PAYMENTS), else Stripe when
+ * its keys are set, else off. One Stripe setting without the other is a mistake worth refusing to
+ * start over, and so is `stripe` without them.
  */
-async function paymentProcessor(env: NodeJS.ProcessEnv, plans: PlanCatalog) {
+async function paymentsSetup(asked: PaymentsMode | undefined, env: NodeJS.ProcessEnv, plans: PlanCatalog) {
+  const fromEnv = env.SVC_PAYMENTS;
+  if (asked === undefined && fromEnv !== undefined && !PAYMENT_MODES.includes(fromEnv as PaymentsMode)) {
+    throw new Error(`SVC_PAYMENTS must be one of ${PAYMENT_MODES.join(', ')} (got ${JSON.stringify(fromEnv)}).`);
+  }
   const secretKey = env.STRIPE_SECRET_KEY;
   const webhookSecret = env.STRIPE_WEBHOOK_SECRET;
-  if (!secretKey && !webhookSecret) return {};
-  if (!secretKey || !webhookSecret) {
-    throw new Error('Set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to use Stripe (or neither, for the sandbox processor).');
+  if (Boolean(secretKey) !== Boolean(webhookSecret)) {
+    throw new Error('Set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to use Stripe (or neither).');
   }
+  const mode = asked ?? (fromEnv as PaymentsMode | undefined) ?? (secretKey ? 'stripe' : 'off');
+  if (mode !== 'stripe') return { paymentsMode: mode };
+  if (!secretKey || !webhookSecret) throw new Error('Payments mode stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
   const { createStripeProcessor } = await import('./payments/stripe.js');
-  return { processor: await createStripeProcessor({ secretKey, webhookSecret, apiUrl: env.SVC_STRIPE_API_URL }, plans) };
+  return { paymentsMode: mode, stripe: await createStripeProcessor({ secretKey, webhookSecret, apiUrl: env.SVC_STRIPE_API_URL }, plans) };
 }
 
 /**
@@ -106,7 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
       log,
       plans,
-      ...(await paymentProcessor(env, plans)),
+      ...(await paymentsSetup(settings.payments, env, plans)),
     });
     await services.signingKeys.ready();
   } catch (error) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAYMENT_MODES } from './payments/processors.js';
 
 /** Server settings; every field has a default so `svc serve` runs with none. */
 export const ServerSettings = z.strictObject({
@@ -17,6 +18,11 @@ export const ServerSettings = z.strictObject({
   /** Per key and per user, unless an app sets its own (rate_limit_rpm, rate_limit_tpm). */
   rateLimitRequestsPerMinute: z.number().int().positive().default(600),
   rateLimitTokensPerMinute: z.number().int().positive().default(1_000_000),
+  /**
+   * How live money comes in: `stripe`, `sandbox` (development), or `off`. Unset: Stripe when its
+   * keys are in the environment, else off (SVC_PAYMENTS in the environment is read too).
+   */
+  payments: z.enum(PAYMENT_MODES).optional(),
   /** Signs and verifies payment-processor events (a fresh random one per start when not set). */
   paymentWebhookSecret: z.string().min(16).optional(),
 });

@@ -220,7 +220,7 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
     async authenticate(token: string, appHeader?: string): Promise<Principal> {
       const { app, address, sandbox } = await verify(token, appHeader);
       try {
-        await deps.store.users.ensure(app.appUuid, address, deps.clock.now().toISOString());
+        await deps.store.users.ensure(app.appUuid, address, deps.clock.now().toISOString(), { test: sandbox });
       } catch (error) {
         if (!(error instanceof InsufficientFundsError)) throw error;
         throw insufficientCredits(

@@ -4,7 +4,12 @@ import type { HandlerTable } from './types.js';
 let openApiDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
 
 export const systemHandlers: HandlerTable = {
-  health: async ({ services }) => ({ status: 'ok', version: services.version, time: services.clock.now().toISOString() }),
+  health: async ({ services }) => ({
+    status: 'ok',
+    version: services.version,
+    time: services.clock.now().toISOString(),
+    payments: services.processors.mode,
+  }),
 
   jwks: async ({ services }) => services.signingKeys.jwks(),
 

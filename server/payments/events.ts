@@ -12,6 +12,8 @@ export interface SubjectMetadata {
   developerId: string;
   appUuid: string;
   address: string;
+  /** From `svc_livemode`: false for test mode's play money. */
+  livemode: boolean;
 }
 
 export interface SubscriptionState {
@@ -49,7 +51,12 @@ const toDate = (seconds: number) => new Date(seconds * 1000);
 
 function subjectOf(metadata: z.infer<typeof Metadata>): SubjectMetadata | null {
   if (!metadata?.svc_developer_id || !metadata.svc_app_uuid) return null;
-  return { developerId: metadata.svc_developer_id, appUuid: metadata.svc_app_uuid, address: metadata.svc_address ?? '' };
+  return {
+    developerId: metadata.svc_developer_id,
+    appUuid: metadata.svc_app_uuid,
+    address: metadata.svc_address ?? '',
+    livemode: metadata.svc_livemode !== '0',
+  };
 }
 
 const Envelope = z.object({ id: z.string().min(1), type: z.string().min(1), created: Seconds.optional(), data: z.object({ object: z.looseObject({}) }) });

@@ -56,6 +56,7 @@ const metadataOf = (record: SubscriptionRecord) => ({
   svc_developer_id: record.developerId,
   svc_app_uuid: record.appUuid,
   svc_address: record.address,
+  svc_livemode: record.livemode ? '1' : '0',
 });
 
 /**
@@ -171,7 +172,12 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
         start,
         end: periodEnd(start, plan.interval),
         cancelAtPeriodEnd: false,
-        metadata: { svc_developer_id: session.developerId, svc_app_uuid: session.appUuid, svc_address: session.address ?? '' },
+        metadata: {
+          svc_developer_id: session.developerId,
+          svc_app_uuid: session.appUuid,
+          svc_address: session.address ?? '',
+          svc_livemode: session.livemode ? '1' : '0',
+        },
       };
       await emit('customer.subscription.created', subscriptionObject(sub));
       await emit('invoice.paid', invoiceObject(sub, 'subscription_create', plan.priceUsdCents));

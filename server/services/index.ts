@@ -23,6 +23,7 @@ import { createPointsService, type PointsProgram } from './points.js';
 import { randomBytes, type JsonWebKey } from 'node:crypto';
 import { createSandboxProcessor } from '../payments/sandbox.js';
 import type { PaymentProcessor } from '../payments/processor.js';
+import { createProcessors, type PaymentsMode } from '../payments/processors.js';
 import { createPlanCatalog, type PlanCatalog } from './subscriptions/plans.js';
 import { createSubscriptionsService } from './subscriptions/service.js';
 import { createBillingClock } from './subscriptions/billing-clock.js';
@@ -48,26 +49,26 @@ export interface ServiceDeps {
   points?: PointsProgram | null;
   /** The plans on sale (their price ids are the processor's). */
   plans?: PlanCatalog;
-  /** A real payment processor (Stripe); the built-in sandbox otherwise. */
-  processor?: PaymentProcessor;
+  /** How live money comes in (`off` unless said); test mode always uses the sandbox. */
+  paymentsMode?: PaymentsMode;
+  /** The Stripe processor, for `paymentsMode: 'stripe'`. */
+  stripe?: PaymentProcessor;
   log?: (line: string) => void;
 }
 
 /** The payment side: processor, checkout sessions, subscriptions, their clock and the webhook receiver. */
 function createMoney(deps: ServiceDeps) {
   const plans = deps.plans ?? createPlanCatalog();
-  const sandbox = deps.processor
-    ? null
-    : createSandboxProcessor({ ...deps, plans, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') });
-  const processor = deps.processor ?? (sandbox as PaymentProcessor);
-  const payments = createPaymentsService({ ...deps, processor, sandbox });
-  const billingClock = createBillingClock({ ...deps, plans, processor, log: deps.log ?? (() => {}) });
+  const sandbox = createSandboxProcessor({ ...deps, plans, webhookSecret: deps.webhookSecret ?? randomBytes(32).toString('hex') });
+  const processors = createProcessors(deps.paymentsMode ?? 'off', sandbox, deps.stripe ?? null);
+  const payments = createPaymentsService({ ...deps, processors });
+  const billingClock = createBillingClock({ ...deps, plans, processors, log: deps.log ?? (() => {}) });
   const rateMultipliers = createRateMultipliers({ ...deps, plans });
   const reports = createSubscriptionReports({ ...deps, plans, multipliers: rateMultipliers, onPeriodsChanged: billingClock.replan });
-  const subscriptions = createSubscriptionsService({ ...deps, plans, processor, payments, reports });
-  const webhook = createWebhookReceiver({ ...deps, processor, reports });
-  sandbox?.connect(webhook);
-  return { payments, subscriptions, billingClock, webhook, processor, rateMultipliers };
+  const subscriptions = createSubscriptionsService({ ...deps, plans, processors, payments, reports });
+  const webhook = createWebhookReceiver({ ...deps, processors, reports });
+  sandbox.connect(webhook);
+  return { payments, subscriptions, billingClock, webhook, processors, rateMultipliers };
 }
 
 /** Every service, wired once per server. */

@@ -4,8 +4,9 @@ import type { CheckoutSession } from '../../src/contract/schemas/common.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
-import type { PaymentProcessor } from '../payments/processor.js';
+import type { Processors } from '../payments/processors.js';
 import type { SandboxProcessor } from '../payments/sandbox.js';
+import { isTestMode } from '../auth/principal.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
 import type { BillingLine, CheckoutSessionRecord, Page, Store } from '../store/types.js';
 import { CREDIT_PACKS } from './credits.js';
@@ -25,7 +26,10 @@ interface CheckoutInput extends RedirectInput {
 }
 
 /** What a session is for, before the processor opens it. */
-type NewSession = Pick<CheckoutSessionRecord, 'kind' | 'developerId' | 'appUuid' | 'address' | 'creditsMicro' | 'amountUsdCents' | 'description'> & {
+type NewSession = Pick<
+  CheckoutSessionRecord,
+  'kind' | 'developerId' | 'appUuid' | 'address' | 'creditsMicro' | 'amountUsdCents' | 'description' | 'livemode'
+> & {
   priceId?: string;
 };
 
@@ -35,10 +39,12 @@ type NewSession = Pick<CheckoutSessionRecord, 'kind' | 'developerId' | 'appUuid'
  * billing history can list them. Credits are granted only when the processor reports a session
  * paid (server/services/webhook.ts).
  */
-export function createPaymentsService(deps: { store: Store; clock: Clock; processor: PaymentProcessor; sandbox: SandboxProcessor | null }) {
-  const { store, clock, processor } = deps;
+export function createPaymentsService(deps: { store: Store; clock: Clock; processors: Processors }) {
+  const { store, clock, processors } = deps;
 
   async function open(session: NewSession, input: RedirectInput, origin: string): Promise<z.input<typeof CheckoutSession>> {
+    // Live money without a live processor is a 503 here, before anything is opened.
+    const processor = processors.for(session.livemode);
     const at = clock.now();
     const expiresAt = new Date(at.getTime() + SESSION_LIFETIME_MS);
     const opened = await processor.createCheckout({
@@ -53,6 +59,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
         svc_developer_id: session.developerId,
         svc_app_uuid: session.appUuid,
         svc_address: session.address ?? '',
+        svc_livemode: session.livemode ? '1' : '0',
         ...(input.referral ? { svc_referral: input.referral } : {}),
       },
       origin,
@@ -79,6 +86,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
       credits: microToCredits(record.creditsMicro),
       amount_usd: record.amountUsdCents / 100,
       expires_at: record.expiresAt,
+      livemode: record.livemode,
     };
   }
 
@@ -101,10 +109,15 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
     return found;
   }
 
-  /** The sandbox's pages exist only while the sandbox is the processor. */
-  function sandbox(): SandboxProcessor {
-    if (!deps.sandbox) throw notFound('The sandbox processor is not in use on this server.', 'sandbox_disabled');
-    return deps.sandbox;
+  /**
+   * The sandbox's pages pay test sessions always, and live ones only when the sandbox is the
+   * live processor (`--payments sandbox`): a live Stripe session cannot be paid with play money.
+   */
+  function sandboxFor(session: CheckoutSessionRecord): SandboxProcessor {
+    if (session.livemode && processors.live !== processors.sandbox) {
+      throw notFound('This checkout session is not one of the sandbox processor’s.', 'checkout_session_not_found');
+    }
+    return processors.sandbox;
   }
 
   return {
@@ -121,6 +134,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
           creditsMicro: creditsToMicro(input.credits),
           amountUsdCents: priceCents(input.credits),
           description: `${input.credits} credits`,
+          livemode: !isTestMode(principal),
         },
         input,
         origin,
@@ -137,6 +151,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
           creditsMicro: creditsToMicro(input.credits),
           amountUsdCents: priceCents(input.credits),
           description: `${input.credits} credits for app ${appUuid}`,
+          livemode: true,
         },
         input,
         origin,
@@ -145,8 +160,8 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
 
     /** Sandbox: the buyer pays; the processor reports it through the webhook receiver. */
     async pay(id: string) {
-      const processorOf = sandbox();
       const found = await session(id);
+      const processorOf = sandboxFor(found);
       if (found.status === 'complete') throw conflict('This checkout session is already paid.', 'already_paid');
       if (found.status !== 'open' || found.expiresAt <= clock.now().toISOString()) {
         throw conflict('This checkout session has expired or was cancelled.', 'checkout_session_expired');
@@ -167,8 +182,8 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
 
     /** Sandbox: the buyer gives up; the session can no longer be paid. */
     async cancel(id: string) {
-      sandbox();
       const found = await session(id);
+      sandboxFor(found);
       if (!(await store.checkout.expire(id)) && found.status === 'complete') {
         throw conflict('This checkout session is already paid.', 'already_paid');
       }

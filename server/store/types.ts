@@ -121,8 +121,15 @@ export class InsufficientFundsError extends Error {
   }
 }
 
-/** Whose balance a request draws on (DESIGN §5). */
-export type Payer = { kind: 'app'; appUuid: string } | { kind: 'user'; appUuid: string; address: string };
+/**
+ * Whose balance a request draws on (DESIGN §5), or who pays a sponsored grant. `test` is the
+ * payer's test balance: play money of test mode, apart from the live one. `promotions` is the
+ * operator's account that pays developers' claims.
+ */
+export type Payer =
+  | { kind: 'app'; appUuid: string; test?: boolean }
+  | { kind: 'user'; appUuid: string; address: string; test?: boolean }
+  | { kind: 'promotions' };
 
 export interface UsageEvent {
   requestId: string;
@@ -221,6 +228,8 @@ export interface CheckoutSessionRecord {
   expiresAt: string;
   /** The plan a subscription checkout sells; null for credits. */
   priceId: string | null;
+  /** False for test mode (a test key or a sandbox user): it pays play money into a test balance. */
+  livemode: boolean;
 }
 
 export type Tier = 'starter' | 'pro';
@@ -244,6 +253,8 @@ export interface SubscriptionRecord {
   stateVersion: number;
   createdAt: string;
   updatedAt: string;
+  /** False for a test-mode subscription (a sandbox user's): its credits are play money. */
+  livemode: boolean;
 }
 
 /** A subscription's charge after its checkout (a renewal or an upgrade). */
@@ -267,6 +278,16 @@ export interface BillingLine {
   status: CheckoutSessionRecord['status'];
   createdAt: string;
   paidAt: string | null;
+}
+
+/** Raw figures of the live ledger, for the conservation check (server/services/conservation.ts). */
+export interface LedgerAudit {
+  mismatches: { accountId: number; balanceMicro: number; ledgerMicro: number }[];
+  /** Sum of live entries per kind; `legacy` for entries written before sources were required. */
+  byKind: { kind: string; legacy: boolean; totalMicro: bigint }[];
+  liveBalanceMicro: bigint;
+  /** Requests whose cost was more than the balance could pay. */
+  shortfalls: { requestId: string; appUuid: string; address: string | null; costMicro: number; chargedMicro: number; at: string }[];
 }
 
 export interface Store {
@@ -311,9 +332,10 @@ export interface Store {
     /**
      * Returns the user, creating it when unknown. A new user of a standard app receives the
      * app's default credits, moved from the app's balance; of a pooled app, that amount as its
-     * credit limit. Throws InsufficientFundsError when the app cannot cover the grant.
+     * credit limit. Throws InsufficientFundsError when the app cannot cover the grant. A sandbox
+     * user (`test`) gets that amount as play money in its test balance instead: no live money moves.
      */
-    ensure(appUuid: string, address: string, at: string): Promise<AppUserRecord>;
+    ensure(appUuid: string, address: string, at: string, options?: { test?: boolean }): Promise<AppUserRecord>;
     /** Moves credits from the app's balance to the user's (creating the user when unknown). */
     topUp(appUuid: string, address: string, amountMicro: number, at: string): Promise<AppUserRecord>;
     setCreditLimit(appUuid: string, address: string, limitMicro: number | null, at: string): Promise<AppUserRecord>;
@@ -383,8 +405,16 @@ export interface Store {
     used(payer: Payer, keys: string[]): Promise<Set<string>>;
     /** The largest numeric `reference` of this kind of entry on the account (0 when none). */
     highestReference(payer: Payer, kind: string): Promise<number>;
+    /**
+     * Moves credits from a sponsor to an account in one transaction (two entries, one idempotency
+     * key). `granted: false` (nothing moved) when the key already credited `to`; throws
+     * InsufficientFundsError when the sponsor cannot pay.
+     */
+    transfer(from: Payer, to: Payer, grant: Grant): Promise<{ granted: boolean; balanceMicro: number }>;
     /** Accounts whose balance differs from the sum of their ledger entries (none, when sound). */
     check(): Promise<{ accountId: number; balanceMicro: number; ledgerMicro: number }[]>;
+    /** What the conservation check reads: live money by ledger kind, the live total, and shortfalls. */
+    audit(): Promise<LedgerAudit>;
   };
   readonly checkout: {
     create(session: CheckoutSessionRecord): Promise<void>;

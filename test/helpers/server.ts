@@ -28,6 +28,9 @@ export async function startTestServer(options: Partial<StartOptions> = {}): Prom
     log: () => {},
     // Hermetic: provider keys in the developer's environment never reach a test server.
     env: {},
+    // Live purchases through the sandbox, as `svc serve --payments sandbox`, unless a test
+    // configures Stripe or another mode.
+    ...(options.env?.STRIPE_SECRET_KEY ? {} : { payments: 'sandbox' as const }),
     ...options,
   });
   const bootstrap = server.bootstrap;

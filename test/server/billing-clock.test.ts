@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../server/clock.js';
 import type { PaymentProcessor } from '../../server/payments/processor.js';
+import { createProcessors } from '../../server/payments/processors.js';
+import { createSandboxProcessor } from '../../server/payments/sandbox.js';
 import { createBillingClock } from '../../server/services/subscriptions/billing-clock.js';
 import { createPlanCatalog } from '../../server/services/subscriptions/plans.js';
 import { createSqliteStore } from '../../server/store/sqlite/index.js';
@@ -22,6 +24,7 @@ const subscription = (n: number, end: string): SubscriptionRecord => ({
   stateVersion: 1,
   createdAt: '2026-02-01T00:00:00.000Z',
   updatedAt: '2026-02-01T00:00:00.000Z',
+  livemode: true,
 });
 
 describe('the billing clock', () => {
@@ -43,7 +46,9 @@ describe('the billing clock', () => {
         return true;
       },
     } as unknown as PaymentProcessor;
-    const billing = createBillingClock({ store, clock, plans, processor, log: () => {} });
+    const sandbox = createSandboxProcessor({ store, clock, plans, webhookSecret: 'whsec_sandbox_0123456789' });
+    const processors = createProcessors('stripe', sandbox, processor);
+    const billing = createBillingClock({ store, clock, plans, processors, log: () => {} });
     await billing.start();
     await billing.idle();
     expect(new Set(asked).size).toBe(250);

@@ -92,7 +92,8 @@ describe('sandbox identity tokens', () => {
     expect(balance.body).toEqual({ credits: 5, held_credits: 0 });
     const user = await t.call('GET', appPath(app.appUuid, 'users', sandboxWalletOf(app.appUuid)));
     expectStatus(user, 200);
-    expect(user.body).toMatchObject({ address: sandboxWalletOf(app.appUuid), credits: 5 });
+    // Its default credits are play money, in its test balance: the live account is untouched.
+    expect(user.body).toMatchObject({ address: sandboxWalletOf(app.appUuid), credits: 0 });
   });
 
   it('a sandbox_ id needs no verification key: the server’s own key is kept as the app’s', async () => {
@@ -138,7 +139,7 @@ describe('sandbox identity tokens', () => {
     expectApiError(await chatWith(t, token, 'paid/echo'), 403, { code: 'test_key_not_allowed' });
     expectStatus(await chatWith(t, token), 200);
     expect((await balanceWith(t, token)).body).toEqual({ credits: 5, held_credits: 0 });
-    expect((await getApp(t, app.appUuid)).balance_credits).toBe(95); // only the new user's default credits
+    expect((await getApp(t, app.appUuid)).balance_credits).toBe(100); // play money: no live credit moved
   });
 
   it('refuses a live key with 403', async () => {

@@ -18,7 +18,8 @@ export interface Caller {
 export function callerOf(principal: Principal): Caller {
   if (principal.kind === 'api_key') {
     return {
-      payer: { kind: 'app', appUuid: principal.app.appUuid },
+      // Test mode never touches live money: its balance is the test one.
+      payer: { kind: 'app', appUuid: principal.app.appUuid, test: principal.isTest },
       appUuid: principal.app.appUuid,
       keyId: principal.keyId,
       address: null,
@@ -28,12 +29,15 @@ export function callerOf(principal: Principal): Caller {
     };
   }
   const pooled = principal.app.appType === 'pooled_api';
+  const test = principal.sandbox === true;
   return {
-    payer: pooled ? { kind: 'app', appUuid: principal.app.appUuid } : { kind: 'user', appUuid: principal.app.appUuid, address: principal.address },
+    payer: pooled
+      ? { kind: 'app', appUuid: principal.app.appUuid, test }
+      : { kind: 'user', appUuid: principal.app.appUuid, address: principal.address, test },
     appUuid: principal.app.appUuid,
     keyId: null,
     address: principal.address,
-    isTest: principal.sandbox === true,
+    isTest: test,
     app: principal.app,
     rateSubject: rateSubject(principal),
   };

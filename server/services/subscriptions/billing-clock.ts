@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import type { PaymentProcessor } from '../../payments/processor.js';
+import type { Processors } from '../../payments/processors.js';
 import type { Store } from '../../store/types.js';
 import type { PlanCatalog } from './plans.js';
 
@@ -13,8 +13,8 @@ const BATCH = 100;
  * scheduled downgrade, or end it when canceled). It sleeps until the next end; a manual clock
  * (tests) wakes it whenever the time jumps.
  */
-export function createBillingClock(deps: { store: Store; clock: Clock; plans: PlanCatalog; processor: PaymentProcessor; log: (line: string) => void }) {
-  const { store, clock, plans, processor } = deps;
+export function createBillingClock(deps: { store: Store; clock: Clock; plans: PlanCatalog; processors: Processors; log: (line: string) => void }) {
+  const { store, clock, plans, processors } = deps;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let run: Promise<void> = Promise.resolve();
@@ -31,6 +31,8 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
         if (stopped) return;
         const next = sub.scheduledDowngrade ?? sub;
         try {
+          // A live subscription whose processor is no longer configured waits (and is logged).
+          const processor = processors.for(sub.livemode);
           if (!(await processor.endPeriod(sub, plans.find(next.tier, next.interval).priceId))) skipped++;
         } catch (error) {
           skipped++;

@@ -65,6 +65,7 @@ export function createSubscriptionReports(deps: {
         cancelAtPeriodEnd: state.cancelAtPeriodEnd,
         scheduledDowngrade: existing?.scheduledDowngrade ?? null,
         stateVersion: version,
+        livemode: existing?.livemode ?? state.subject?.livemode ?? true,
         createdAt: existing?.createdAt ?? at,
         updatedAt: at,
       });
@@ -88,7 +89,11 @@ export function createSubscriptionReports(deps: {
       const renewal = invoice.billingReason === 'subscription_cycle';
       // An upgrade's invoice carries no grant: the upgrade granted its prorated credits already.
       if (renewal || invoice.billingReason === 'subscription_create') {
-        await grantPeriod({ id: invoice.subscriptionId, appUuid: owner.appUuid, address: owner.address }, plan, invoice.periodStart);
+        await grantPeriod(
+          { id: invoice.subscriptionId, appUuid: owner.appUuid, address: owner.address, livemode: owner.livemode },
+          plan,
+          invoice.periodStart,
+        );
       }
       // The first charge is in the history as its checkout session.
       if (invoice.billingReason !== 'subscription_create') {

@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import type { PaymentProcessor } from '../../payments/processor.js';
+import type { Processors } from '../../payments/processors.js';
 import { creditsToMicro, microToCredits } from '../../store/money.js';
 import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
@@ -24,11 +25,13 @@ export function createSubscriptionsService(deps: {
   store: Store;
   clock: Clock;
   plans: PlanCatalog;
-  processor: PaymentProcessor;
+  processors: Processors;
   payments: PaymentsService;
   reports: SubscriptionReports;
 }) {
-  const { store, clock, plans, processor, payments, reports } = deps;
+  const { store, clock, plans, processors, payments, reports } = deps;
+  /** The processor that runs this subscription: the live one, or the sandbox for test mode. */
+  const processorOf = (sub: SubscriptionRecord) => processors.for(sub.livemode);
   const present = (sub: SubscriptionRecord | null) => presentAt(sub, clock.now());
 
   const currentOf = (principal: Principal) => {
@@ -68,6 +71,7 @@ export function createSubscriptionsService(deps: {
         amountUsdCents: plan.priceUsdCents,
         description: `svc ${label(plan)} plan`,
         priceId: plan.priceId,
+        livemode: owner.livemode !== false,
       },
       input,
       origin,
@@ -75,7 +79,7 @@ export function createSubscriptionsService(deps: {
   }
 
   async function change(sub: SubscriptionRecord, request: Parameters<PaymentProcessor['updateSubscription']>[1]) {
-    const state = await processor.updateSubscription(sub, request);
+    const state = await processorOf(sub).updateSubscription(sub, request);
     return (await reports.state(state, seconds(clock.now()))) ?? sub;
   }
 
@@ -127,7 +131,7 @@ export function createSubscriptionsService(deps: {
     async portal(principal: Principal, input: { return_url?: string | undefined }, origin: string) {
       const sub = await currentOf(principal);
       if (!sub) throw conflict('You have no subscription: the customer portal manages one. Start one with create-checkout-session.', 'no_subscription');
-      const session = await processor.createPortal(sub, input.return_url ?? null, origin);
+      const session = await processorOf(sub).createPortal(sub, input.return_url ?? null, origin);
       return { id: session.id, object: 'portal.session' as const, url: session.url };
     },
 
@@ -166,14 +170,14 @@ export function createSubscriptionsService(deps: {
       if (planRank(downgrade) >= planRank(sub)) {
         throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
       }
-      await processor.scheduleNextPeriod(sub, plans.find(downgrade.tier, downgrade.interval).priceId);
+      await processorOf(sub).scheduleNextPeriod(sub, plans.find(downgrade.tier, downgrade.interval).priceId);
       return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
     },
 
     async cancelScheduledDowngrade(principal: Principal) {
       const sub = await running(principal, 'change');
       if (!sub.scheduledDowngrade) throw conflict(`${describe(sub, clock.now())}: no downgrade is scheduled.`, 'no_scheduled_downgrade');
-      await processor.scheduleNextPeriod(sub, null);
+      await processorOf(sub).scheduleNextPeriod(sub, null);
       return present(await store.subscriptions.scheduleDowngrade(sub.id, null, clock.now().toISOString()));
     },
 
@@ -192,7 +196,7 @@ export function createSubscriptionsService(deps: {
      */
     async endAllOf(appUuid: string): Promise<void> {
       for (const sub of await store.subscriptions.activeForApp(appUuid)) {
-        await reports.state(await processor.cancelNow(sub), seconds(clock.now()));
+        await reports.state(await processorOf(sub).cancelNow(sub), seconds(clock.now()));
       }
     },
 

@@ -1,26 +1,31 @@
 import type { z } from 'zod';
 import type { SubscriptionStatus } from '../../../src/contract/schemas/account.js';
-import type { Principal } from '../../auth/principal.js';
+import { isTestMode, type Principal } from '../../auth/principal.js';
 import type { BillingInterval, Payer, SubscriptionRecord, Tier } from '../../store/types.js';
 
 /** Who subscribes: the app (an API key's caller, address '') or one of its users. */
 export interface Subscriber {
   appUuid: string;
   address: string;
+  /** False for test mode: the credits are play money, in the test balance. */
+  livemode?: boolean;
 }
 
 export const subscriberOf = (principal: Principal): Subscriber => ({
   appUuid: principal.app.appUuid,
   address: principal.kind === 'user' ? principal.address : '',
+  livemode: !isTestMode(principal),
 });
 
 export const subscriberKey = (subscriber: Subscriber) => `${subscriber.appUuid}/${subscriber.address}`;
 
 /** The account a subscription's credits go to. */
-export const payerOf = (subscriber: Subscriber): Payer =>
-  subscriber.address === ''
-    ? { kind: 'app', appUuid: subscriber.appUuid }
-    : { kind: 'user', appUuid: subscriber.appUuid, address: subscriber.address };
+export const payerOf = (subscriber: Subscriber): Payer => {
+  const test = subscriber.livemode === false;
+  return subscriber.address === ''
+    ? { kind: 'app', appUuid: subscriber.appUuid, test }
+    : { kind: 'user', appUuid: subscriber.appUuid, address: subscriber.address, test };
+};
 
 export const label = (plan: { tier: Tier; interval: BillingInterval }) => `${plan.tier} (${plan.interval})`;
 

@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import type { Accounts } from './accounts.js';
 import type { Ledger } from './ledger.js';
 import type { BillingLine, CheckoutSessionRecord, Store } from '../types.js';
 
@@ -19,6 +20,7 @@ interface Row {
   paid_at: string | null;
   expires_at: string;
   price_id: string | null;
+  livemode: number;
 }
 
 const toSession = (row: Row): CheckoutSessionRecord => ({
@@ -38,14 +40,15 @@ const toSession = (row: Row): CheckoutSessionRecord => ({
   paidAt: row.paid_at,
   expiresAt: row.expires_at,
   priceId: row.price_id,
+  livemode: row.livemode === 1,
 });
 
-export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkout'] {
+export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accounts): Store['checkout'] {
   const insert = db.prepare(
     `INSERT INTO checkout_sessions (id, kind, developer_id, app_uuid, address, credits_micro, amount_usd_cents, description,
-       status, success_url, cancel_url, referral, created_at, paid_at, expires_at, price_id)
+       status, success_url, cancel_url, referral, created_at, paid_at, expires_at, price_id, livemode)
      VALUES (@id, @kind, @developerId, @appUuid, @address, @creditsMicro, @amountUsdCents, @description,
-       @status, @successUrl, @cancelUrl, @referral, @createdAt, @paidAt, @expiresAt, @priceId)`,
+       @status, @successUrl, @cancelUrl, @referral, @createdAt, @paidAt, @expiresAt, @priceId, @livemode)`,
   );
   const select = db.prepare<[string], Row>('SELECT * FROM checkout_sessions WHERE id = ?');
   const markPaid = db.prepare("UPDATE checkout_sessions SET status = 'complete', paid_at = ? WHERE id = ? AND status = 'open'");
@@ -62,16 +65,12 @@ export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkou
     `${billingLines} ORDER BY createdAt DESC, id DESC LIMIT @limit OFFSET @offset`,
   );
   const count = db.prepare<[{ developerId: string }], { n: number }>(`SELECT COUNT(*) AS n FROM (${billingLines})`);
-  const appAccount = db.prepare<[string], { account_id: number }>('SELECT account_id FROM apps WHERE app_uuid = ?');
-  const userAccount = db.prepare<[string, string], { account_id: number }>(
-    'SELECT account_id FROM app_users WHERE app_uuid = ? AND address = ?',
-  );
   const selectEvent = db.prepare<[string], { id: string }>('SELECT id FROM webhook_events WHERE id = ?');
   const insertEvent = db.prepare('INSERT OR IGNORE INTO webhook_events (id, type, received_at) VALUES (?, ?, ?)');
 
   return {
     async create(session) {
-      insert.run(session);
+      insert.run({ ...session, livemode: session.livemode ? 1 : 0 });
     },
     async get(id) {
       const row = select.get(id);
@@ -85,12 +84,15 @@ export function createCheckoutRepository(db: Db, ledger: Ledger): Store['checkou
         if (markPaid.run(at, id).changes !== 1) return 'not_open' as const;
         // A subscription's credits come with its invoices, period by period, not with its checkout.
         if (row.kind === 'subscription') return 'completed' as const;
-        const account = row.address === null ? appAccount.get(row.app_uuid) : userAccount.get(row.app_uuid, row.address);
-        if (!account) throw new Error(`no account for checkout session ${id}`);
+        // Test mode pays play money into the test balance; live money never mixes with it.
+        const test = row.livemode === 0;
+        const account = accounts.of(
+          row.address === null ? { kind: 'app', appUuid: row.app_uuid, test } : { kind: 'user', appUuid: row.app_uuid, address: row.address, test },
+        );
         // The session id is the grant's idempotency key: a session credits once, ever.
-        ledger.post(account.account_id, {
+        ledger.post(account, {
           amountMicro: row.credits_micro,
-          kind: row.kind,
+          kind: test ? 'test_purchase' : row.kind,
           idempotencyKey: `checkout:${id}`,
           reference: id,
           at,

@@ -1,4 +1,5 @@
 import { openDatabase, type Synchronous } from './database.js';
+import { createAccounts } from './accounts.js';
 import { createLedger } from './ledger.js';
 import { createHolds } from './holds.js';
 import { createRateCounters } from './rate-counters.js';
@@ -21,7 +22,8 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
   const holds = createHolds();
   const ledger = createLedger(db, holds);
   const keyCache = new Map();
-  const metering = createMeteringRepository(db, ledger, holds);
+  const accounts = createAccounts(db);
+  const metering = createMeteringRepository(db, ledger, holds, accounts);
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
   const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
   const listDevelopers = db.prepare<[], { id: string; name: string; created_at: string; apps: number }>(
@@ -44,12 +46,12 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     },
     apps: createAppsRepository(db, ledger, holds, () => keyCache.clear()),
     apiKeys: createApiKeysRepository(db, holds, keyCache),
-    users: createUsersRepository(db, ledger, holds),
+    users: createUsersRepository(db, ledger, holds, accounts),
     metering,
     usage: createUsageRepository(db),
     rateCounters: createRateCounters(),
-    credits: createCreditsRepository(db, ledger),
-    checkout: createCheckoutRepository(db, ledger),
+    credits: createCreditsRepository(db, ledger, accounts),
+    checkout: createCheckoutRepository(db, ledger, accounts),
     responses: createResponsesRepository(db),
     text: createTextRepository(db),
     signingKeys: createSigningKeysRepository(db),

@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import type { Accounts } from './accounts.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import type { Payer, Store, UsageEvent } from '../types.js';
@@ -18,31 +19,17 @@ interface PendingSettle {
  * requests), each inside its own savepoint so that one failure cannot undo another; every
  * caller's promise resolves only after the commit.
  */
-export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds): Store['metering'] & { flushPending(): void } {
-  const appAccount = db.prepare<[string], { account_id: number }>('SELECT account_id FROM apps WHERE app_uuid = ?');
-  const userAccount = db.prepare<[string, string], { account_id: number }>(
-    'SELECT account_id FROM app_users WHERE app_uuid = ? AND address = ?',
-  );
+export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['metering'] & { flushPending(): void } {
   const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND address = ?');
   const insertUsage = db.prepare(
     `INSERT INTO usage_events (request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
-       output_tokens, cost_micro, latency_ms, ttft_ms, status, error_code, created_at)
+       output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at)
      VALUES (@requestId, @appUuid, @keyId, @address, @provider, @model, @operation, @inputTokens, @outputTokens,
-       @costMicro, @latencyMs, @ttftMs, @status, @errorCode, @at)`,
+       @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @at)`,
   );
 
-  // Which account belongs to an app or a user never changes once both exist: cached.
-  const accounts = new Map<string, number>();
-  const accountOf = (payer: Payer): number => {
-    const key = payer.kind === 'app' ? payer.appUuid : `${payer.appUuid}/${payer.address}`;
-    const cached = accounts.get(key);
-    if (cached !== undefined) return cached;
-    const row = payer.kind === 'app' ? appAccount.get(payer.appUuid) : userAccount.get(payer.appUuid, payer.address);
-    if (!row) throw new Error(`no account for ${JSON.stringify(payer)}`);
-    accounts.set(key, row.account_id);
-    return row.account_id;
-  };
+  const accountOf = (payer: Payer): number => accounts.of(payer);
   const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;
 
   /** One settlement: charge what the balance allows (never below zero), usage row, user spend. */
@@ -62,7 +49,8 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds): 
       });
       if (item.usage.address) addSpend.run(charged, item.usage.appUuid, item.usage.address);
     }
-    insertUsage.run({ ...item.usage, costMicro: charged });
+    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check).
+    insertUsage.run({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
     return charged;
   });
 

@@ -326,4 +326,36 @@ export const migrations: Migration[] = [
       ALTER TABLE text_registrations_rebuilt RENAME TO text_registrations;
     `,
   },
+  {
+    version: 12,
+    name: 'test balances, the promotions account, payment mode of checkouts, charged amounts',
+    sql: `
+      -- Test mode's play money lives in accounts of its own, never summed with live money.
+      ALTER TABLE accounts ADD COLUMN test INTEGER NOT NULL DEFAULT 0 CHECK (test IN (0, 1));
+      ALTER TABLE apps ADD COLUMN test_account_id INTEGER REFERENCES accounts(id);
+      ALTER TABLE app_users ADD COLUMN test_account_id INTEGER REFERENCES accounts(id);
+      -- Whether the app pays its users' daily claims and task rewards.
+      ALTER TABLE apps ADD COLUMN user_claims INTEGER NOT NULL DEFAULT 1 CHECK (user_claims IN (0, 1));
+      ALTER TABLE checkout_sessions ADD COLUMN livemode INTEGER NOT NULL DEFAULT 1 CHECK (livemode IN (0, 1));
+      ALTER TABLE subscriptions ADD COLUMN livemode INTEGER NOT NULL DEFAULT 1 CHECK (livemode IN (0, 1));
+
+      -- The operator's own accounts: \`promotions\` pays developers' claims; it starts empty.
+      CREATE TABLE operator_accounts (
+        name        TEXT PRIMARY KEY,
+        account_id  INTEGER NOT NULL UNIQUE REFERENCES accounts(id)
+      );
+      INSERT INTO accounts (balance_micro, held_micro, test) VALUES (0, 0, 0);
+      INSERT INTO operator_accounts (name, account_id) VALUES ('promotions', last_insert_rowid());
+
+      -- What a request cost and what the balance could pay of it (less only when the upstream
+      -- reported more than was held and the balance ran out).
+      ALTER TABLE usage_events ADD COLUMN charged_micro INTEGER;
+      UPDATE usage_events SET charged_micro = cost_micro;
+
+      -- Entries up to here were written before every credit had to have a source: the
+      -- conservation check reports them apart rather than as a violation.
+      CREATE TABLE ledger_baseline (last_entry_id INTEGER NOT NULL);
+      INSERT INTO ledger_baseline SELECT COALESCE(MAX(id), 0) FROM ledger_entries;
+    `,
+  },
 ];

@@ -18,6 +18,7 @@ interface Row {
   state_version: number;
   created_at: string;
   updated_at: string;
+  livemode: number;
 }
 
 const toRecord = (row: Row): SubscriptionRecord => ({
@@ -37,6 +38,7 @@ const toRecord = (row: Row): SubscriptionRecord => ({
   stateVersion: row.state_version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  livemode: row.livemode === 1,
 });
 
 const toRow = (record: SubscriptionRecord): Row => ({
@@ -56,6 +58,7 @@ const toRow = (record: SubscriptionRecord): Row => ({
   state_version: record.stateVersion,
   created_at: record.createdAt,
   updated_at: record.updatedAt,
+  livemode: record.livemode ? 1 : 0,
 });
 
 export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
@@ -71,10 +74,10 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   const insert = db.prepare(
     `INSERT INTO subscriptions (id, developer_id, app_uuid, address, customer_id, tier, interval, status,
        current_period_start, current_period_end, cancel_at_period_end, scheduled_tier, scheduled_interval,
-       state_version, created_at, updated_at)
+       state_version, created_at, updated_at, livemode)
      VALUES (@id, @developer_id, @app_uuid, @address, @customer_id, @tier, @interval, @status,
        @current_period_start, @current_period_end, @cancel_at_period_end, @scheduled_tier, @scheduled_interval,
-       @state_version, @created_at, @updated_at)`,
+       @state_version, @created_at, @updated_at, @livemode)`,
   );
   // The processor's state; the scheduled downgrade is ours and survives it (unless canceled).
   const update = db.prepare(

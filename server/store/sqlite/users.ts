@@ -1,10 +1,11 @@
 import type { Db } from './database.js';
+import type { Accounts } from './accounts.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { toUser, USER_COLUMNS, USER_FROM, type UserRow } from './rows.js';
 import type { AppUserRecord, Store } from '../types.js';
 
-export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds): Store['users'] {
+export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['users'] {
   const selectOne = db.prepare<[string, string], UserRow>(
     `SELECT ${USER_COLUMNS} FROM ${USER_FROM} WHERE u.app_uuid = ? AND u.address = ?`,
   );
@@ -30,7 +31,7 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds): Sto
   };
 
   /** Inside a transaction: the user's account id, creating the user (and its grant) when new. */
-  const ensureUser = (appUuid: string, address: string, at: string): number => {
+  const ensureUser = (appUuid: string, address: string, at: string, test = false): number => {
     const existing = selectUserAccount.get(appUuid, address);
     if (existing) return existing.account_id;
     const app = selectApp.get(appUuid);
@@ -39,8 +40,15 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds): Sto
     const pooled = app.app_type === 'pooled_api';
     insert.run(appUuid, address, accountId, pooled ? app.default_user_credits_micro : null, at);
     const grant = app.default_user_credits_micro;
+    const key = `user-grant:${appUuid}:${address}`;
+    if (test) {
+      // Play money: the sandbox user sees its default credits, and the app's live balance stays.
+      if (!pooled && grant > 0) {
+        ledger.post(accounts.of({ kind: 'user', appUuid, address, test }), { amountMicro: grant, kind: 'test_grant', idempotencyKey: key, at });
+      }
+      return accountId;
+    }
     if (!pooled && grant > 0) {
-      const key = `user-grant:${appUuid}:${address}`;
       ledger.post(app.account_id, { amountMicro: -grant, kind: 'user_grant', idempotencyKey: key, reference: address, at });
       ledger.post(accountId, { amountMicro: grant, kind: 'user_grant', idempotencyKey: key, reference: appUuid, at });
     }
@@ -60,9 +68,9 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds): Sto
       return row ? toUser(row, holds) : null;
     },
 
-    async ensure(appUuid, address, at) {
+    async ensure(appUuid, address, at, options = {}) {
       return db.transaction(() => {
-        ensureUser(appUuid, address, at);
+        ensureUser(appUuid, address, at, options.test);
         return read(appUuid, address);
       })();
     },

@@ -78,6 +78,7 @@ export const CheckoutSession = z.object({
   credits: Credits.nullable(),
   amount_usd: z.number().nullable(),
   expires_at: Timestamp,
+  livemode: z.boolean().describe('false in test mode: paid with play money, into the test balance'),
 });
 
 export const RedirectUrl = z.url({ protocol: /^https?$/ }).describe('An http(s) URL');

@@ -41,7 +41,14 @@ export const PublicConfig = z.looseObject({
   payment_processor: z.string(),
 });
 
-export const Health = z.object({ status: z.literal('ok'), version: z.string(), time: Timestamp });
+export const Health = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  time: Timestamp,
+  payments: z
+    .enum(['stripe', 'sandbox', 'off'])
+    .describe('How live money comes in: stripe, sandbox (development: no real money moves) or off (operator grants only)'),
+});
 
 export const Jwks = z.object({ keys: z.array(z.looseObject({ kty: z.string() })) });
 

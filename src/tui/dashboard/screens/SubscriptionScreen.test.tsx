@@ -17,6 +17,7 @@ const session = (url: string): Checkout => ({
   id: 'cs_1',
   object: 'checkout.session',
   url,
+  livemode: true,
   status: 'open',
   credits: null,
   amount_usd: 29,

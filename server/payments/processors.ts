@@ -1,0 +1,50 @@
+import { ApiError } from '../errors.js';
+import type { PaymentProcessor } from './processor.js';
+import type { SandboxProcessor } from './sandbox.js';
+
+/**
+ * How live money comes in (DESIGN §6): `stripe`, `sandbox` (development: the built-in processor
+ * takes live payments, and the server says so), or `off` (live purchases answer 503; credits come
+ * from operator grants). Test mode always goes through the sandbox, into test balances.
+ */
+export const PAYMENT_MODES = ['stripe', 'sandbox', 'off'] as const;
+export type PaymentsMode = (typeof PAYMENT_MODES)[number];
+
+export function paymentsNotConfigured(): ApiError {
+  return new ApiError(
+    503,
+    'service_unavailable',
+    'Live payments are not configured on this server. The operator sets STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET ' +
+      '(or runs `svc serve --payments sandbox` for development), or grants credits with `svc admin credits grant`. ' +
+      'Test keys and sandbox users can pay with play money into their test balance.',
+    'payments_not_configured',
+  );
+}
+
+/** The processor of each mode of money. */
+export function createProcessors(mode: PaymentsMode, sandbox: SandboxProcessor, stripe: PaymentProcessor | null) {
+  const live: PaymentProcessor | null = mode === 'stripe' ? stripe : mode === 'sandbox' ? sandbox : null;
+  if (mode === 'stripe' && !stripe) throw new Error('payments mode stripe needs the Stripe processor');
+  return {
+    mode,
+    live,
+    sandbox,
+    /** The processor that serves live (true) or test (false) money; live money when off is a 503. */
+    for(livemode: boolean): PaymentProcessor {
+      if (!livemode) return sandbox;
+      if (!live) throw paymentsNotConfigured();
+      return live;
+    },
+    /**
+     * Who signed a webhook event may decide what it may change: the live processor anything,
+     * the sandbox only test objects (unless it is the live processor too).
+     */
+    signers(): { secret: string; live: boolean; test: boolean }[] {
+      const signers = [{ secret: sandbox.webhookSecret, live: live === sandbox, test: true }];
+      if (live && live !== sandbox) signers.push({ secret: live.webhookSecret, live: true, test: false });
+      return signers;
+    },
+  };
+}
+
+export type Processors = ReturnType<typeof createProcessors>;
