@@ -195,4 +195,4 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 }
 
-export { checkLedger, createDeveloper, listDevelopers } from './operator.js';
+export { checkLedger, createDeveloper, grantCredits, listDevelopers } from './operator.js';

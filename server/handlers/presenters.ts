@@ -18,6 +18,7 @@ export function presentApp(app: AppRecord): z.input<typeof App> {
     idp_app_id: app.idpAppId,
     rate_limit_rpm: app.rateLimitRpm,
     rate_limit_tpm: app.rateLimitTpm,
+    user_claims: app.userClaims,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
   };

@@ -15,7 +15,11 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
   const now = () => clock.now().toISOString();
 
   return {
-    async create(developerId: string, input: z.output<typeof AppCreateBody>, startingGrant?: Omit<Grant, 'at'>) {
+    async create(
+      developerId: string,
+      input: Omit<z.output<typeof AppCreateBody>, 'user_claims'> & { user_claims?: boolean },
+      startingGrant?: Omit<Grant, 'at'>,
+    ) {
       const at = now();
       return store.apps.create(
         {
@@ -27,6 +31,7 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
           allowedOrigins: [...new Set(input.allowed_origins)],
           rateLimitRpm: input.rate_limit_rpm ?? null,
           rateLimitTpm: input.rate_limit_tpm ?? null,
+          userClaims: input.user_claims,
           at,
         },
         startingGrant && { ...startingGrant, at },
@@ -57,6 +62,7 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
           // Unlike allowed_origins, null here means something: back to the server default.
           rateLimitRpm: input.rate_limit_rpm,
           rateLimitTpm: input.rate_limit_tpm,
+          userClaims: input.user_claims,
         },
         now(),
       );

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { creditsToMicro } from '../store/money.js';
 import type { Store } from '../store/types.js';
 import type { AppsService } from './apps.js';
+import { OPERATOR_GRANT } from './conservation.js';
 import type { createApiKeysService } from './api-keys.js';
 
 export interface BootstrapResult {
@@ -36,8 +37,9 @@ export async function createDeveloperAccount(deps: AccountDeps, input: { name: s
     input.grantCredits > 0
       ? {
           amountMicro: creditsToMicro(input.grantCredits),
-          kind: 'starting_grant',
+          kind: OPERATOR_GRANT,
           idempotencyKey: `starting-grant:${developer.id}`,
+          reference: 'starting credits of a new server',
         }
       : undefined,
   );

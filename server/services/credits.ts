@@ -1,16 +1,62 @@
-import type { Principal } from '../auth/principal.js';
+import { isTestMode, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
-import { conflict, invalidRequest } from '../errors.js';
+import { ApiError, conflict, forbidden, invalidRequest } from '../errors.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
-import type { Payer, Store } from '../store/types.js';
+import { InsufficientFundsError, type Grant, type Payer, type Store } from '../store/types.js';
 import { DAILY_CLAIM_CREDITS } from './public-config.js';
 import { taskCatalog } from './tasks.js';
 
-/** The account a caller's claims credit: its app (API key) or the user (identity token). */
+/** The account a caller's claims credit: its app (API key) or the user (identity token); test mode's is the test one. */
 export function claimantOf(principal: Principal): Payer {
+  const test = isTestMode(principal);
   return principal.kind === 'api_key'
-    ? { kind: 'app', appUuid: principal.app.appUuid }
-    : { kind: 'user', appUuid: principal.app.appUuid, address: principal.address };
+    ? { kind: 'app', appUuid: principal.app.appUuid, test }
+    : { kind: 'user', appUuid: principal.app.appUuid, address: principal.address, test };
+}
+
+/**
+ * Who pays a caller's rewards (DESIGN §6): an end user's app, from its balance; a developer's
+ * own claims, the operator's promotions account. Test mode's rewards are play money: no sponsor.
+ */
+export function sponsorOf(principal: Principal): Payer | null {
+  if (isTestMode(principal)) return null;
+  if (principal.kind === 'api_key') return { kind: 'promotions' };
+  if (!principal.app.userClaims) {
+    throw forbidden(
+      `App ${principal.app.appUuid} does not pay its users' claims and rewards (its user_claims setting is off).`,
+      'user_claims_disabled',
+    );
+  }
+  return { kind: 'app', appUuid: principal.app.appUuid };
+}
+
+/** A reward the sponsor cannot pay: a 402 that says who must fund what. */
+function sponsorCannotPay(principal: Principal, error: InsufficientFundsError) {
+  const what = `${microToCredits(error.neededMicro)} credits; it has ${microToCredits(error.availableMicro)}`;
+  return new ApiError(
+    402,
+    'insufficient_credits',
+    principal.kind === 'api_key'
+      ? `Developers' claims are paid from the operator's promotions account, which cannot pay ${what}. ` +
+          'The operator funds it with `svc admin credits grant --promotions --credits N`.'
+      : `This app pays its users' claims from its balance, which cannot pay ${what}. The developer must fund the app.`,
+    'sponsor_cannot_pay',
+  );
+}
+
+/**
+ * Credits a reward: moved from the sponsor (or play money in test mode), once per idempotency
+ * key. `granted: false` when the key has credited the claimant before.
+ */
+export async function payReward(store: Store, principal: Principal, grant: Grant) {
+  const sponsor = sponsorOf(principal);
+  const claimant = claimantOf(principal);
+  try {
+    return sponsor ? await store.credits.transfer(sponsor, claimant, grant) : await store.credits.grant(claimant, grant);
+  } catch (error) {
+    if (error instanceof InsufficientFundsError) throw sponsorCannotPay(principal, error);
+    throw error;
+  }
 }
 
 const dailyKey = (day: string) => `claim-daily:${day}`;
@@ -31,7 +77,7 @@ export function createCreditsService(deps: { store: Store; clock: Clock }) {
       const next = new Date(`${day}T00:00:00.000Z`);
       next.setUTCDate(next.getUTCDate() + 1);
       const amount = creditsToMicro(DAILY_CLAIM_CREDITS);
-      const result = await store.credits.grant(claimantOf(principal), {
+      const result = await payReward(store, principal, {
         amountMicro: amount,
         kind: 'daily_claim',
         idempotencyKey: dailyKey(day),
@@ -48,7 +94,7 @@ export function createCreditsService(deps: { store: Store; clock: Clock }) {
       if (!task) {
         throw invalidRequest(`Unknown task '${input.task_type}'; tasks list shows them (${taskCatalog.map((t) => t.type).join(', ')}).`, 'task_type');
       }
-      const claimant = claimantOf(principal);
+      sponsorOf(principal); // refuses at once when the app does not pay its users' rewards
       let reached: number;
       if (task.requirement.count === 'memories') {
         if (input.memories === undefined) throw invalidRequest(`Task '${task.type}' needs memories: how many memories you have saved.`, 'memories', 'missing_field');
@@ -69,7 +115,7 @@ export function createCreditsService(deps: { store: Store; clock: Clock }) {
           'requirement_not_met',
         );
       }
-      const result = await store.credits.grant(claimant, {
+      const result = await payReward(store, principal, {
         amountMicro: creditsToMicro(task.rewardCredits),
         kind: 'task_reward',
         idempotencyKey: taskKey(task.type),

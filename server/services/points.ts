@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, invalidRequest } from '../errors.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
 import type { Store } from '../store/types.js';
-import { claimantOf } from './credits.js';
+import { claimantOf, payReward } from './credits.js';
 
 /** The external points program: `GET <url>?address=<wallet>` answers `{"points": <number>}`. */
 export interface PointsProgram {
@@ -48,7 +48,7 @@ export function createPointsService(deps: { store: Store; clock: Clock; points: 
       const fresh = Math.max(0, points - converted);
       let balanceMicro: number | null = null;
       if (fresh > 0) {
-        const result = await deps.store.credits.grant(claimant, {
+        const result = await payReward(deps.store, principal, {
           amountMicro: creditsToMicro(fresh * deps.points.creditsPerPoint),
           kind: 'points_sync',
           idempotencyKey: `points:${points}`,

@@ -37,6 +37,8 @@ export interface AppRecord {
   /** Per-app overrides of the server's rate limits (null: the server default). */
   rateLimitRpm: number | null;
   rateLimitTpm: number | null;
+  /** Whether the app pays its users' daily claims and task rewards (the app is their sponsor). */
+  userClaims: boolean;
   balanceMicro: number;
   heldMicro: number;
   createdAt: string;
@@ -79,6 +81,7 @@ export interface NewApp {
   allowedOrigins: string[];
   rateLimitRpm?: number | null;
   rateLimitTpm?: number | null;
+  userClaims?: boolean;
   at: string;
 }
 
@@ -89,6 +92,7 @@ export interface AppPatch {
   /** null clears the override. */
   rateLimitRpm?: number | null;
   rateLimitTpm?: number | null;
+  userClaims?: boolean;
 }
 
 export interface NewApiKey {
@@ -303,6 +307,8 @@ export interface Store {
     list(developerId: string, page: Page): Promise<PageOf<AppRecord>>;
     /** An app of this developer, or null (also for deleted apps and other developers' apps). */
     get(developerId: string, appUuid: string): Promise<AppRecord | null>;
+    /** A live app whoever owns it (for the operator), or null. */
+    byId(appUuid: string): Promise<AppRecord | null>;
     update(developerId: string, appUuid: string, patch: AppPatch, at: string): Promise<AppRecord | null>;
     delete(developerId: string, appUuid: string, at: string): Promise<boolean>;
     /** Sets or clears the identity-provider configuration; 'taken' when another app of the same developer holds the id. */

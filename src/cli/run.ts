@@ -7,7 +7,7 @@ import { loadManifest } from './manifest.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers] = await Promise.all([
+  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, grant] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
@@ -18,6 +18,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     import('./commands/new.js'),
     import('./commands/admin-developers-create.js'),
     import('./commands/admin-developers-list.js'),
+    import('./commands/admin-credits-grant.js'),
   ]);
   return [
     login.AuthLoginCommand,
@@ -30,6 +31,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     starter.NewCommand,
     createDeveloper.AdminDevelopersCreateCommand,
     listDevelopers.AdminDevelopersListCommand,
+    grant.AdminCreditsGrantCommand,
   ];
 }
 

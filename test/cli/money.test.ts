@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fundPromotions } from '../helpers/api.js';
 import { explain, useApiCli } from '../helpers/cli.js';
 
 /**
@@ -7,6 +8,8 @@ import { explain, useApiCli } from '../helpers/cli.js';
  */
 const cli = useApiCli();
 const DAY = 24 * 60 * 60 * 1000;
+// Developers' claims are paid from the operator's promotions account.
+beforeAll(() => fundPromotions(cli.server, 1000));
 
 async function api(...words: string[]): Promise<any> {
   const result = await cli.run(words);

@@ -106,7 +106,7 @@ export async function createAppDirectly(
       allowed_origins: fields.allowed_origins ?? [],
     },
     balanceCredits > 0
-      ? { amountMicro: creditsToMicro(balanceCredits), kind: 'test_grant', idempotencyKey: `test-grant:${randomUUID()}` }
+      ? { amountMicro: creditsToMicro(balanceCredits), kind: 'operator_grant', idempotencyKey: `test-grant:${randomUUID()}` }
       : undefined,
   );
 }
@@ -133,6 +133,14 @@ export async function addDeveloper(t: TestServer, name = 'developer-b') {
   const app = await createAppDirectly(t, developer.id, { name: `${name} app` });
   const key = await t.server.services.apiKeys.create(app.appUuid, { name: 'b key', is_test: false, role: 'admin' });
   return { developerId: developer.id, appUuid: app.appUuid, key: key.secret };
+}
+
+/** An operator grant to the promotions account, which pays developers' claims (empty on a new server). */
+export async function fundPromotions(t: TestServer, credits: number) {
+  await t.server.store.credits.grant(
+    { kind: 'promotions' },
+    { amountMicro: creditsToMicro(credits), kind: 'operator_grant', idempotencyKey: `test-promotions:${randomUUID()}`, at: t.clock.now().toISOString() },
+  );
 }
 
 /** Creates an app through the API and returns its body. */

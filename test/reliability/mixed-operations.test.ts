@@ -5,7 +5,7 @@ import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createLocalAdapter } from '../../server/providers/local/adapter.js';
 import type { ProviderAdapter } from '../../server/providers/types.js';
-import { API, appPath, bearer, createOwnerApp, expectStatus } from '../helpers/api.js';
+import { API, appPath, bearer, createOwnerApp, expectStatus, fundPromotions } from '../helpers/api.js';
 import { pricedProvider } from '../helpers/providers.js';
 import {
   completedEvent,
@@ -117,6 +117,10 @@ type Op =
 
 /** Who a claim or a purchase credits: the key's app, or the user. */
 const claimant = (actor: Actor): Account => actor.account;
+/** Who pays a claim: an app for its users; developers' claims come from the promotions account, not modelled here. */
+const sponsor = (actor: Actor): Account | null => (actor.kind === 'user' ? actor.app.account : null);
+/** A claim the sponsor could not pay: allowed, since what it can pay depends on holds in flight. */
+const sponsorShort = (response: { status: number; body: any }) => response.status === 402 && response.body?.error?.code === 'sponsor_cannot_pay';
 /** Who pays for inference: the app for its keys and for a pooled app's users, else the user. */
 const payer = (actor: Actor): Account => (actor.kind === 'user' && actor.app.pooled ? actor.app.account : actor.account);
 /** What first_chat counts for a claimant: an app key counts the whole app's chats, a user only theirs. */
@@ -427,9 +431,11 @@ function createRun(t: TestServer, random: Random) {
         if (response.status === 200) {
           if (response.body.granted_credits !== 10) violation(op, `granted ${response.body.granted_credits}`);
           move(claimant(op.actor), DAILY_MICRO);
+          const from = sponsor(op.actor);
+          if (from) move(from, -DAILY_MICRO);
           const days = dailyClaims.get(claimant(op.actor)) ?? new Set();
           dailyClaims.set(claimant(op.actor), days.add(t.clock.now().toISOString().slice(0, 10)));
-        } else if (!(response.status === 409 && response.body.error?.code === 'already_claimed')) {
+        } else if (!(response.status === 409 && response.body.error?.code === 'already_claimed') && !(op.actor.kind === 'user' && sponsorShort(response))) {
           violation(op, `status ${response.status} ${JSON.stringify(response.body)}`);
         }
         return;
@@ -444,10 +450,13 @@ function createRun(t: TestServer, random: Random) {
         const granted = response.status === 200;
         const alreadyClaimed = response.status === 409 && code === 'already_claimed';
         const notMet = response.status === 400 && code === 'requirement_not_met';
-        const allowed = { yes: granted || alreadyClaimed, no: notMet, maybe: granted || alreadyClaimed || notMet }[op.eligible];
+        const short = op.actor.kind === 'user' && sponsorShort(response);
+        const allowed = { yes: granted || alreadyClaimed || short, no: notMet, maybe: granted || alreadyClaimed || notMet || short }[op.eligible];
         if (!allowed) violation(op, `eligible ${op.eligible}, got ${response.status} ${JSON.stringify(response.body)}`);
         if (granted) {
           move(claimant(op.actor), TASK_REWARD_MICRO[op.task]!);
+          const from = sponsor(op.actor);
+          if (from) move(from, -TASK_REWARD_MICRO[op.task]!);
           tasksClaimed.add(`${claimant(op.actor)}|${op.task}`);
         }
         return;
@@ -617,13 +626,16 @@ function createRun(t: TestServer, random: Random) {
       // One grant per account and day, whoever asked first; a refusal means that grant exists.
       const granted = statuses.filter((s) => s === 200).length;
       if (granted > 1) violations.push(`claim-daily for ${account}: ${granted} grants on ${today}`);
-      if (!dailyClaims.get(account)?.has(today)) violations.push(`claim-daily for ${account}: refused ${statuses.length} times, never granted on ${today}`);
+      // Refused only because the sponsor could not pay is no claim at all.
+      if (!dailyClaims.get(account)?.has(today) && statuses.some((s) => s !== 402)) {
+        violations.push(`claim-daily for ${account}: refused ${statuses.length} times, never granted on ${today}`);
+      }
     }
     for (const [key, { statuses, anyEligible }] of tasks) {
       const granted = statuses.filter((s) => s === 200).length;
       if (granted > 1) violations.push(`claim-task ${key}: ${granted} grants`);
       if (statuses.includes(409) && !tasksClaimed.has(key)) violations.push(`claim-task ${key}: refused as already claimed, never granted`);
-      if (anyEligible && !tasksClaimed.has(key)) violations.push(`claim-task ${key}: eligible, never granted`);
+      if (anyEligible && !tasksClaimed.has(key) && !statuses.includes(402)) violations.push(`claim-task ${key}: eligible, never granted`);
     }
   }
 
@@ -631,6 +643,8 @@ function createRun(t: TestServer, random: Random) {
     violations,
 
     async setUp() {
+      // Developers' claims are paid from the promotions account: the operator funds it.
+      await fundPromotions(t, 10_000_000);
       const defaultApp = await t.call('GET', appPath(t.appUuid));
       expectStatus(defaultApp, 200);
       apps.push({
@@ -701,12 +715,14 @@ function createRun(t: TestServer, random: Random) {
           : [{ session: session.id, want: { status: session.status, credited: want }, got: { status, credited } }];
       });
 
-      // Daily claims (one entry per day granted) and task rewards, per account.
+      // Daily claims (one entry per day granted) and task rewards, per account; an app also pays
+      // its users' (the negative entries, checked with the balances).
       const claimProblems = [...expected.keys()].flatMap((account) => {
         const id = idOf(account);
-        const days = ledger.entriesOf(id, 'daily_claim').map((e) => e.idempotencyKey).sort();
+        const received = (kind: string) => ledger.entriesOf(id, kind).filter((e) => e.amountMicro > 0);
+        const days = received('daily_claim').map((e) => e.idempotencyKey).sort();
         const wantDays = [...(dailyClaims.get(account) ?? [])].map((day) => `claim-daily:${day}`).sort();
-        const tasks = ledger.entriesOf(id, 'task_reward').map((e) => e.reference ?? '').sort();
+        const tasks = received('task_reward').map((e) => e.reference ?? '').sort();
         const wantTasks = [...tasksClaimed].filter((k) => k.startsWith(`${account}|`)).map((k) => k.slice(account.length + 1)).sort();
         return same(days, wantDays) && same(tasks, wantTasks) ? [] : [{ account, want: { days: wantDays, tasks: wantTasks }, got: { days, tasks } }];
       });

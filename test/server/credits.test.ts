@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
-import { API, appPath, expectApiError, expectStatus, randomAddress, useTestServer } from '../helpers/api.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { API, appPath, expectApiError, expectStatus, fundPromotions, randomAddress, useTestServer } from '../helpers/api.js';
 import { pricedProvider } from '../helpers/providers.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -11,6 +11,8 @@ const t = useTestServer({ providers: [pricedProvider()] });
 const claimDaily = () => t.call('POST', `${API}/credits/claim-daily`);
 const claimTask = (body: Record<string, unknown>) => t.call('POST', `${API}/credits/claim-task`, { body });
 const balance = async () => (await t.call('GET', `${API}/credits/balance`)).body.credits;
+// Developers' claims are paid from the operator's promotions account.
+beforeEach(() => fundPromotions(t, 1000));
 
 describe('credits claim-daily', () => {
   it('grants the daily credits once per UTC day, then says when the next claim opens', async () => {

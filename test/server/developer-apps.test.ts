@@ -22,6 +22,7 @@ describe('developer apps create', () => {
       idp_app_id: null,
       rate_limit_rpm: null,
       rate_limit_tpm: null,
+      user_claims: true,
       created_at: START,
       updated_at: START,
     });

@@ -177,7 +177,6 @@ describe('test keys are kept from live objects', () => {
       ['POST', appPath(app.appUuid, 'fund'), { credits: 10 }],
       ['POST', appPath(app.appUuid, 'users', address, 'top-up'), { credits: 10 }],
       ['PATCH', appPath(app.appUuid, 'users', address), { credits: 10 }],
-      ['POST', `${API}/credits/purchase`, { credits: 500 }],
       ['POST', `${API}/credits/claim-daily`],
       ['POST', `${API}/credits/claim-task`, { task_type: 'first_chat' }],
       ['POST', `${API}/subscriptions/checkout-session`, { tier: 'pro', interval: 'month' }],
@@ -191,6 +190,17 @@ describe('test keys are kept from live objects', () => {
       }
     }
     expect((await t.call('GET', appPath(app.appUuid))).body).toEqual(before);
+  });
+
+  it('a test key buys play money: into its test balance, through the sandbox, never the live one', async () => {
+    const app = await createOwnerApp(t, { balanceCredits: 50 });
+    const key = await newKey(t, 'inference', true, app.appUuid);
+    const session = await t.call('POST', `${API}/credits/purchase`, { key, body: { credits: 500 } });
+    expectStatus(session, 201);
+    expect(session.body.livemode).toBe(false);
+    expect((await fetch(`${session.body.url}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(200);
+    expect((await t.call('GET', `${API}/credits/balance`, { key })).body.credits).toBe(500);
+    expect((await t.call('GET', appPath(app.appUuid))).body.balance_credits).toBe(50);
   });
 });
 

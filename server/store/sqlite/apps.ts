@@ -8,9 +8,9 @@ import type { Store } from '../types.js';
 export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, changed: () => void): Store['apps'] {
   const insert = db.prepare(
     `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins,
-       rate_limit_rpm, rate_limit_tpm, created_at, updated_at)
+       rate_limit_rpm, rate_limit_tpm, user_claims, created_at, updated_at)
      VALUES (@appUuid, @developerId, @accountId, @name, @appType, @defaultUserCreditsMicro, @allowedOrigins,
-       @rateLimitRpm, @rateLimitTpm, @at, @at)`,
+       @rateLimitRpm, @rateLimitTpm, @userClaims, @at, @at)`,
   );
   const selectOne = db.prepare<[string, string], AppRow>(
     `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.app_uuid = ? AND a.developer_id = ? AND a.deleted_at IS NULL`,
@@ -55,6 +55,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
           allowedOrigins: JSON.stringify(app.allowedOrigins),
           rateLimitRpm: app.rateLimitRpm ?? null,
           rateLimitTpm: app.rateLimitTpm ?? null,
+          userClaims: app.userClaims === false ? 0 : 1,
         });
         if (grant) ledger.post(accountId, grant);
         return byId(app.appUuid);
@@ -71,6 +72,11 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
       return row ? toApp(row, holds) : null;
     },
 
+    async byId(appUuid) {
+      const row = selectById.get(appUuid);
+      return row ? toApp(row, holds) : null;
+    },
+
     async update(developerId, appUuid, patch, at) {
       return db.transaction(() => {
         if (!selectOne.get(appUuid, developerId)) return null;
@@ -81,6 +87,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
         if (patch.allowedOrigins !== undefined) sets.push('allowed_origins = @allowedOrigins');
         if (patch.rateLimitRpm !== undefined) sets.push('rate_limit_rpm = @rateLimitRpm');
         if (patch.rateLimitTpm !== undefined) sets.push('rate_limit_tpm = @rateLimitTpm');
+        if (patch.userClaims !== undefined) sets.push('user_claims = @userClaims');
         db.prepare(`UPDATE apps SET ${sets.join(', ')} WHERE app_uuid = @appUuid`).run({
           appUuid,
           at,
@@ -89,6 +96,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
           allowedOrigins: patch.allowedOrigins && JSON.stringify(patch.allowedOrigins),
           rateLimitRpm: patch.rateLimitRpm,
           rateLimitTpm: patch.rateLimitTpm,
+          userClaims: patch.userClaims === undefined ? undefined : patch.userClaims ? 1 : 0,
         });
         return byId(appUuid);
       })();

@@ -47,7 +47,14 @@ export function createCreditsRepository(db: Db, ledger: Ledger, accounts: Accoun
         const target = accounts.of(to);
         if (keyUsed.get(grant.idempotencyKey, target)) return { granted: false, balanceMicro: ledger.balanceOf(target) };
         // The sponsor's debit first: it throws InsufficientFundsError when the sponsor cannot pay.
-        ledger.post(accounts.of(from), { ...grant, amountMicro: -grant.amountMicro });
+        // Its key names the receiving account: one sponsor pays the same reward to many, and an
+        // app may be both a sponsor and a claimant of the same kind of reward.
+        ledger.post(accounts.of(from), {
+          ...grant,
+          amountMicro: -grant.amountMicro,
+          idempotencyKey: `${grant.idempotencyKey}→${target}`,
+          reference: grant.reference ?? `account ${target}`,
+        });
         ledger.post(target, grant);
         return { granted: true, balanceMicro: ledger.balanceOf(target) };
       })();

@@ -5,7 +5,7 @@ import type { ApiKeyRecord, AppRecord, AppType, AppUserRecord } from '../types.j
 /** Column lists and row mappers shared by the repositories. */
 
 export const APP_COLUMNS = `a.app_uuid, a.developer_id, a.name, a.app_type, a.default_user_credits_micro,
-  a.allowed_origins, a.idp_app_id, a.idp_verification_key, a.idp_updated_at, a.rate_limit_rpm, a.rate_limit_tpm, a.created_at, a.updated_at,
+  a.allowed_origins, a.idp_app_id, a.idp_verification_key, a.idp_updated_at, a.rate_limit_rpm, a.rate_limit_tpm, a.user_claims, a.created_at, a.updated_at,
   acc.balance_micro, acc.id AS account_id`;
 export const APP_FROM = 'apps a JOIN accounts acc ON acc.id = a.account_id';
 
@@ -21,6 +21,7 @@ export interface AppRow {
   idp_updated_at: string | null;
   rate_limit_rpm: number | null;
   rate_limit_tpm: number | null;
+  user_claims: number;
   created_at: string;
   updated_at: string;
   balance_micro: number;
@@ -40,6 +41,7 @@ export function toApp(row: AppRow, holds: Holds): AppRecord {
     idpUpdatedAt: row.idp_updated_at,
     rateLimitRpm: row.rate_limit_rpm,
     rateLimitTpm: row.rate_limit_tpm,
+    userClaims: row.user_claims === 1,
     balanceMicro: row.balance_micro,
     heldMicro: holds.of(row.account_id),
     createdAt: row.created_at,

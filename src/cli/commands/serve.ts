@@ -31,7 +31,8 @@ export class ServeCommand extends SvcCommand {
     description: 'Providers file (JSON: upstream providers, base URLs, key variables, prices); default SVC_PROVIDERS',
   });
   check = Option.Boolean('--check', false, {
-    description: 'Check the ledger instead of serving: every balance must equal the sum of its entries (exit 1 when not)',
+    description:
+      'Check the ledger instead of serving: every balance equals its entries, and live balances equal payments + paid periods + operator grants − inference (exit 1 when not)',
   });
   startingCredits = Option.String('--starting-credits', '100', {
     description: 'Credits granted to the default app of a new database',
@@ -97,14 +98,41 @@ export class ServeCommand extends SvcCommand {
       stderr.write(`svc: no database at ${dbPath}\n`);
       return ExitCode.usage;
     }
-    const problems = await checkLedger(dbPath);
-    if (problems.length === 0) {
-      stdout.write(`The ledger of ${dbPath} is consistent: every balance equals the sum of its entries.\n`);
-      return ExitCode.ok;
+    let report;
+    try {
+      report = await checkLedger(dbPath);
+    } catch (error) {
+      stderr.write(`svc: ${(error as Error).message}\n`);
+      return ExitCode.apiError;
     }
-    for (const p of problems) {
-      stdout.write(`account ${p.accountId}: balance ${p.balanceMicro} µcredits, ledger ${p.ledgerMicro} µcredits (off by ${p.balanceMicro - p.ledgerMicro})\n`);
+    const credits = (micro: string) => formatMicro(BigInt(micro));
+    const { figures } = report;
+    const lines = [
+      report.ok
+        ? `The ledger of ${dbPath} is consistent: every balance equals its entries, and every live credit has a source.`
+        : `The ledger of ${dbPath} is NOT consistent:`,
+      ...report.problems.map((problem) => `  ✗ ${problem}`),
+      'Live credits:',
+      ...Object.entries(figures.sources).map(([kind, micro]) => `  + ${credits(micro)} from ${kind}`),
+      ...(figures.legacy !== '0' ? [`  + ${credits(figures.legacy)} from entries written before every credit needed a source`] : []),
+      `  − ${credits(figures.spent)} spent on inference`,
+      `  = ${credits(figures.liveBalances)} in live balances`,
+    ];
+    if (report.shortfalls.length > 0) {
+      lines.push(`Requests that cost more than the balance could pay (${report.shortfalls.length}):`);
+      for (const s of report.shortfalls) {
+        lines.push(`  ${s.at} ${s.requestId} app ${s.appUuid}${s.address ? ` user ${s.address}` : ''}: cost ${s.costMicro} µcredits, charged ${s.chargedMicro}`);
+      }
     }
-    return ExitCode.apiError;
+    stdout.write(`${lines.join('\n')}\n`);
+    return report.ok ? ExitCode.ok : ExitCode.apiError;
   }
+}
+
+/** Micro-credits as credits, exactly (BigInt: no rounding, however large). */
+function formatMicro(micro: bigint): string {
+  const sign = micro < 0n ? '-' : '';
+  const abs = micro < 0n ? -micro : micro;
+  const fraction = (abs % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  return `${sign}${abs / 1_000_000n}${fraction ? `.${fraction}` : ''} credits`;
 }

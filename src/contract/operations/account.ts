@@ -74,7 +74,6 @@ export const accountOperations = [
     successStatus: 201,
     auth: CALLER,
     roles: ROLES.inference,
-    testKeys: false,
     summary: 'Buy credits through a checkout session',
   }),
   defineOperation({

@@ -22,6 +22,7 @@ export const App = z.object({
   idp_app_id: z.string().nullable(),
   rate_limit_rpm: z.number().int().nullable().describe('Requests per minute per key or user (null: the server default)'),
   rate_limit_tpm: z.number().int().nullable().describe('Tokens per minute per key or user (null: the server default)'),
+  user_claims: z.boolean().describe('Whether the app pays its users’ daily claims and task rewards from its balance'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -31,6 +32,10 @@ const AppName = z.string().trim().min(1).max(100).describe('App name');
 const RateLimit = (what: string) =>
   z.number().int().positive().max(1_000_000_000).nullish().describe(`${what} per minute per key or user (null: the server default)`);
 
+const UserClaims = z
+  .boolean()
+  .describe('Whether users may claim daily credits and task rewards, paid from the app’s balance (default true)');
+
 export const AppCreateBody = z.strictObject({
   name: AppName,
   app_type: AppType.default('standard').describe('standard (default) or pooled_api'),
@@ -38,6 +43,7 @@ export const AppCreateBody = z.strictObject({
   allowed_origins: z.array(Origin).max(100).default([]).describe('Allowed CORS origins for API-key requests'),
   rate_limit_rpm: RateLimit('Requests'),
   rate_limit_tpm: RateLimit('Tokens'),
+  user_claims: UserClaims.default(true),
 });
 
 export const AppUpdateBody = z.strictObject({
@@ -50,6 +56,7 @@ export const AppUpdateBody = z.strictObject({
     .describe('Omitted or null: unchanged; []: clear; a list: set'),
   rate_limit_rpm: RateLimit('Requests').describe('Requests per minute per key or user (omitted: unchanged; null: the server default)'),
   rate_limit_tpm: RateLimit('Tokens').describe('Tokens per minute per key or user (omitted: unchanged; null: the server default)'),
+  user_claims: UserClaims.optional(),
 });
 
 export const KeyRoleSchema = z

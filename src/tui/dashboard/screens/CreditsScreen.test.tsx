@@ -1,10 +1,12 @@
 import { cleanup } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
-import { API, expectStatus, useTestServer } from '../../../../test/helpers/api.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { API, expectStatus, fundPromotions, useTestServer } from '../../../../test/helpers/api.js';
 import { KEY, openDashboard, serverApi } from '../testing.js';
 
 const t = useTestServer();
 afterEach(() => cleanup());
+// Developers' claims are paid from the operator's promotions account.
+beforeEach(() => fundPromotions(t, 1000));
 
 const open = (openUrl?: (url: string) => Promise<void>) => openDashboard({ api: serverApi(t), screen: 'credits', openUrl });
 const balance = async () => (await t.call('GET', `${API}/credits/balance`)).body.credits as number;
