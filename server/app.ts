@@ -132,14 +132,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log,
   });
   let shuttingDown = false;
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    // Once shutdown has begun, a keep-alive connection must not outlive its last answer:
-    // otherwise close() would wait out the whole grace period for idle sockets.
-    res.on('finish', () => {
-      if (shuttingDown) server.closeIdleConnections();
-    });
-    void handle(req, res);
-  });
+  // Timeouts bound how long a client may take to send a request; an answer (a stream) may take
+  // as long as the model does. Keep-alive outlasts the common 60 s of load balancers.
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000, headersTimeout: settings.headersTimeoutMs, requestTimeout: settings.requestTimeoutMs },
+    (req, res) => {
+      // Once shutdown has begun, a keep-alive connection must not outlive its last answer:
+      // otherwise close() would wait out the whole grace period for idle sockets.
+      res.on('finish', () => {
+        if (shuttingDown) server.closeIdleConnections();
+      });
+      void handle(req, res);
+    },
+  );
+  server.maxConnections = settings.maxConnections;
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();

@@ -11,6 +11,11 @@ export const ServerSettings = z.strictObject({
   /** Credits granted to the owner's default app on an empty database. */
   startingGrantCredits: z.number().min(0).default(100),
   validateResponses: z.boolean().default(false),
+  /** Open connections at most (streams hold theirs for the whole answer); more wait in the backlog. */
+  maxConnections: z.number().int().positive().default(4096),
+  /** How long a client may take to send its headers, and its whole request (not the answer). */
+  headersTimeoutMs: z.number().int().positive().default(30_000),
+  requestTimeoutMs: z.number().int().positive().default(120_000),
   /** How long shutdown waits for requests in flight before closing their connections. */
   shutdownGraceMs: z.number().int().min(0).default(10_000),
   /** The issuer (`iss`) identity tokens must carry. */

@@ -5,9 +5,10 @@ import type { HandlerTable } from './types.js';
 
 const totals = (row: UsageTotals) => ({
   requests: row.requests,
+  refused_requests: row.refused,
   input_tokens: row.inputTokens,
   output_tokens: row.outputTokens,
-  credits: microToCredits(row.costMicro),
+  credits: microToCredits(row.chargedMicro),
 });
 
 const modelTotals = (row: UsageTotals & { provider: string; model: string }) => ({ model: `${row.provider}/${row.model}`, ...totals(row) });

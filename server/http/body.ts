@@ -9,12 +9,25 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limitBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The client hung up before its body was whole: nobody is left to answer.
+    throw new ClientClosedError();
   }
   return Buffer.concat(chunks);
+}
+
+/** The client went away mid-request: logged as a closed connection, never answered, never a bug. */
+export class ClientClosedError extends Error {
+  constructor() {
+    super('the client closed the connection before its request was complete');
+  }
 }
 
 /** Parses a JSON body; the content type must say JSON. An empty body is `{}`. */

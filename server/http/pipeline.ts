@@ -4,9 +4,10 @@ import type { AnyOperation } from '../../src/contract/operation.js';
 import { NoFields } from '../../src/contract/schemas/common.js';
 import { ApiError, invalidRequest, notFound, notImplemented } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
+import { BalanceLimitError } from '../store/types.js';
 import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
-import { parseJsonBody, readBody } from './body.js';
+import { ClientClosedError, parseJsonBody, readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
 import { formatEvent, SseReply } from './sse.js';
 import { answerPreflight, applyCors } from './cors.js';
@@ -32,6 +33,16 @@ function queryObject(url: URL): Record<string, string> {
     query[key] = value;
   }
   return query;
+}
+
+/** The `model` of a JSON body, or '' when there is none to read. */
+function modelOf(raw: Buffer): string {
+  try {
+    const model: unknown = (JSON.parse(raw.toString('utf8')) as { model?: unknown }).model;
+    return typeof model === 'string' ? model.slice(0, 200) : '';
+  } catch {
+    return '';
+  }
 }
 
 function describeUnexpected(error: unknown): string {
@@ -97,7 +108,18 @@ export function createPipeline(options: PipelineOptions) {
     authorize(principal, operation);
     applyCors(res, origin, principal);
     if (principal) {
-      for (const [name, value] of Object.entries(await services.limiter.countRequest(principal))) res.setHeader(name, value);
+      let limits: Record<string, string>;
+      try {
+        limits = await services.limiter.countRequest(principal);
+      } catch (error) {
+        // A metered request refused here still leaves its usage row: read its model to name it.
+        if (error instanceof ApiError && operation.metered) {
+          const model = modelOf(await readBody(req, options.maxBodyBytes).catch(() => Buffer.alloc(0)));
+          await services.usage.recordRefusal({ principal, operation: operation.id, model, requestId, error });
+        }
+        throw error;
+      }
+      for (const [name, value] of Object.entries(limits)) res.setHeader(name, value);
     }
     const params = operation.params ? parseOrThrow(operation.params, match.params, 'path') : {};
     const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');
@@ -148,6 +170,18 @@ export function createPipeline(options: PipelineOptions) {
       if (error instanceof ApiError) {
         if (error.status === 413) res.setHeader('connection', 'close');
         sendError(res, error);
+        return;
+      }
+      if (error instanceof ClientClosedError) {
+        options.log(`[${requestId}] client closed the connection mid-request`);
+        res.destroy();
+        return;
+      }
+      if (error instanceof BalanceLimitError) {
+        sendError(
+          res,
+          new ApiError(409, 'conflict', 'This would take a balance past 9,007,199,254 credits (2^53 micro-credits), the most kept exactly.', 'balance_limit'),
+        );
         return;
       }
       options.log(`[${requestId}] unexpected error: ${describeUnexpected(error)}`);

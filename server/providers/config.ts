@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { IMAGE_TOKENS } from './tokens.js';
 import type { Capability, ModelEntry } from './types.js';
 
 const ProviderId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lower-case letters, digits, "-" or "_"');
@@ -11,6 +12,8 @@ const ModelConfig = z.strictObject({
   output_price: z.number().min(0),
   context_length: z.number().int().positive().optional(),
   max_output_tokens: z.number().int().positive().optional(),
+  /** The most one input image costs on this model, in input tokens (default: the provider type's published maximum). */
+  image_tokens: z.number().int().positive().optional(),
   capabilities: z.array(z.enum(['chat', 'embeddings', 'responses', 'tools'])).optional(),
 });
 
@@ -169,6 +172,7 @@ export function modelEntries(config: ProviderConfig): ModelEntry[] {
     outputPrice: model.output_price,
     contextLength: model.context_length ?? null,
     defaultMaxOutputTokens: model.max_output_tokens ?? DEFAULT_MAX_OUTPUT,
+    imageTokens: model.image_tokens ?? IMAGE_TOKENS[config.type],
     capabilities: model.capabilities ?? CHAT,
   }));
 }

@@ -107,5 +107,7 @@ export interface ModelEntry {
   contextLength: number | null;
   /** Output tokens held for a request that does not set `max_tokens`. */
   defaultMaxOutputTokens: number;
+  /** The most one input image can cost, in input tokens (unset: the largest any provider charges). */
+  imageTokens?: number;
   capabilities: Capability[];
 }

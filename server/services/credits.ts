@@ -106,7 +106,8 @@ export function createCreditsService(deps: { store: Store; clock: Clock }) {
           start: new Date(0).toISOString(),
           end: clock.now().toISOString(),
         });
-        reached = rows.reduce((sum, row) => sum + row.requests, 0);
+        // Requests that reached a model: refused ones do not count.
+        reached = rows.reduce((sum, row) => sum + row.requests - row.refused, 0);
       }
       if (reached < task.requirement.atLeast) {
         throw invalidRequest(

@@ -1,3 +1,6 @@
+import type { Principal } from '../auth/principal.js';
+import type { ApiError } from '../errors.js';
+import { callerOf } from './inference/caller.js';
 import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import type { Page, Store, UsageFilter, UsageTotals } from '../store/types.js';
@@ -30,12 +33,35 @@ function bucketStart(at: Date, granularity: 'day' | 'hour'): Date {
   return start;
 }
 
-const zero = (): UsageTotals => ({ requests: 0, inputTokens: 0, outputTokens: 0, costMicro: 0 });
+const zero = (): UsageTotals => ({ requests: 0, refused: 0, inputTokens: 0, outputTokens: 0, chargedMicro: 0 });
 
 export function createUsageService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
 
   return {
+    /** The usage row of a metered request refused before it was read (a 429 on requests per minute). */
+    async recordRefusal(input: { principal: Principal; operation: string; model: string; requestId: string; error: ApiError }) {
+      const caller = callerOf(input.principal);
+      const slash = input.model.indexOf('/');
+      await store.usage.record({
+        requestId: input.requestId,
+        appUuid: caller.appUuid,
+        keyId: caller.keyId,
+        address: caller.address,
+        provider: slash > 0 ? input.model.slice(0, slash) : '',
+        model: slash > 0 ? input.model.slice(slash + 1) : input.model,
+        operation: input.operation,
+        inputTokens: 0,
+        outputTokens: 0,
+        costMicro: 0,
+        latencyMs: 0,
+        ttftMs: null,
+        status: 'refused',
+        errorCode: input.error.code,
+        at: clock.now().toISOString(),
+      });
+    },
+
     /** `start`/`end` (together, and first) or `period` (default 30d) ending now. */
     modelWindow(query: { start?: string; end?: string; period?: string }) {
       if ((query.start === undefined) !== (query.end === undefined)) {
@@ -79,9 +105,10 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
         const row = rows.get(start.slice(0, width)) ?? zero();
         buckets.push({ start, ...row });
         totals.requests += row.requests;
+        totals.refused += row.refused;
         totals.inputTokens += row.inputTokens;
         totals.outputTokens += row.outputTokens;
-        totals.costMicro += row.costMicro;
+        totals.chargedMicro += row.chargedMicro;
       }
       return { buckets, totals };
     },

@@ -125,6 +125,13 @@ export class InsufficientFundsError extends Error {
   }
 }
 
+/** A move that would take a balance past 2^53 micro-credits, beyond exact integer arithmetic. */
+export class BalanceLimitError extends Error {
+  constructor(readonly accountId: number) {
+    super(`account ${accountId} would pass the largest balance kept exactly (2^53 micro-credits)`);
+  }
+}
+
 /**
  * Whose balance a request draws on (DESIGN §5), or who pays a sponsored grant. `test` is the
  * payer's test balance: play money of test mode, apart from the live one. `promotions` is the
@@ -148,16 +155,21 @@ export interface UsageEvent {
   costMicro: number;
   latencyMs: number;
   ttftMs: number | null;
-  status: 'ok' | 'error' | 'canceled';
+  /** `refused`: turned away before the upstream call (402 credits, 403, 429), with its error code. */
+  status: 'ok' | 'error' | 'canceled' | 'refused';
   errorCode: string | null;
   at: string;
 }
 
 export interface UsageTotals {
+  /** Every request, refused ones included. */
   requests: number;
+  /** Refused before reaching the upstream (402, 403, 429). */
+  refused: number;
   inputTokens: number;
   outputTokens: number;
-  costMicro: number;
+  /** What was charged (less than the cost only when a balance ran out). */
+  chargedMicro: number;
 }
 
 /** Which usage rows a report covers: an app (optionally one user of it), between two times. */
@@ -361,6 +373,8 @@ export interface Store {
     balance(payer: Payer): Promise<{ balanceMicro: number; heldMicro: number }>;
   };
   readonly usage: {
+    /** Writes a usage row that moves no money (a refused request). */
+    record(event: UsageEvent): Promise<void>;
     byModel(filter: UsageFilter): Promise<(UsageTotals & { provider: string; model: string })[]>;
     /** Totals per bucket; `bucket` is the first 10 (day) or 13 (hour) characters of the time. */
     byBucket(filter: UsageFilter, granularity: 'day' | 'hour'): Promise<(UsageTotals & { bucket: string })[]>;

@@ -75,6 +75,8 @@ export interface OperationDefinition<
    * already forbids: a `svc_test_` key is refused them (Stripe's rule: test keys never touch live).
    */
   readonly testKeys?: boolean;
+  /** Inference that is metered: every request leaves a usage row, refused ones included. */
+  readonly metered?: boolean;
   /** Success status; 200 unless said. */
   readonly successStatus?: 200 | 201 | 202 | 204;
   readonly summary: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalAdapter } from '../../server/providers/local/adapter.js';
-import { estimateChatInputTokens } from '../../server/providers/tokens.js';
+import { estimateChatInputTokens, UNBOUNDED } from '../../server/providers/tokens.js';
 import type { ProviderAdapter } from '../../server/providers/types.js';
 import type { UsageEvent } from '../../server/store/types.js';
 import { API, appPath, createOwnerApp, randomAddress } from '../helpers/api.js';
@@ -50,7 +50,7 @@ const chatBody = (content: string, maxTokens: number) => ({ model: 'paid/echo', 
 const chat = (t: TestServer, key: string, content: string, maxTokens: number) =>
   t.call('POST', `${API}/chat/completions`, { key, body: chatBody(content, maxTokens) });
 /** What a request holds: its estimated input and all of max_tokens, at the model's prices. */
-const holdOf = (content: string, maxTokens: number) => estimateChatInputTokens(chatBody(content, maxTokens)) * PAID_INPUT_MICRO + maxTokens * PAID_OUTPUT_MICRO;
+const holdOf = (content: string, maxTokens: number) => estimateChatInputTokens(chatBody(content, maxTokens), UNBOUNDED) * PAID_INPUT_MICRO + maxTokens * PAID_OUTPUT_MICRO;
 const appBalance = async (t: TestServer, appUuid: string) => {
   const app = (await t.call('GET', appPath(appUuid))).body;
   return { micro: toMicro(app.balance_credits), heldMicro: toMicro(app.held_credits) };

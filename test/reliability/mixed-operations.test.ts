@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createLocalAdapter } from '../../server/providers/local/adapter.js';
+import { checkConservation } from '../../server/services/conservation.js';
 import type { ProviderAdapter } from '../../server/providers/types.js';
 import { API, appPath, bearer, createOwnerApp, expectStatus, fundPromotions } from '../helpers/api.js';
 import { pricedProvider } from '../helpers/providers.js';
@@ -65,6 +67,9 @@ const WEIGHTS = {
   forged: 4,
   unknownSession: 2,
   topUp: 7,
+  grant: 3,
+  imageChat: 4,
+  testPurchase: 3,
 };
 
 /** Where credits land: `app:<uuid>` or `user:<uuid>/<address>`. */
@@ -113,7 +118,10 @@ type Op =
   | { kind: 'redeliver'; session: Session; eventId: string }
   | { kind: 'forged'; session: Session; how: 'wrong_secret' | 'stale' | 'missing' | 'tampered'; eventId: string }
   | { kind: 'unknownSession'; sessionId: string; eventId: string }
-  | { kind: 'topUp'; app: AppActor; address: string; fresh: boolean; credits: number };
+  | { kind: 'topUp'; app: AppActor; address: string; fresh: boolean; credits: number }
+  | { kind: 'grant'; app: AppActor; credits: number }
+  | { kind: 'imageChat'; actor: Actor; maxTokens: number }
+  | { kind: 'testPurchase'; app: AppActor; credits: number };
 
 /** Who a claim or a purchase credits: the key's app, or the user. */
 const claimant = (actor: Actor): Account => actor.account;
@@ -152,9 +160,12 @@ describe('mixed money operations under concurrency', () => {
       expect(run.violations, `seed ${SEED}: answers that contradict the model`).toEqual([]);
       console.log(`mixed-operations seed ${SEED}: ${run.summary()}`);
 
-      // Judge 1: the server's own check. Judge 2: the model, against what the API reports and
-      // against the database file itself. All differences are reported together.
+      // Judge 1: the server's own checks, of every balance and of where every credit came from.
+      // Judge 2: the model, against what the API reports and against the database file itself.
+      // All differences are reported together.
       const check = await t.server.store.credits.check();
+      const conservation = await checkConservation(t.server.store);
+      expect(conservation.problems, `seed ${SEED}: conservation`).toEqual([]);
       const balances = await run.compareBalances();
       await t.close();
       const ledger = await withLedgerFile(dbPath, run.compareLedger);
@@ -235,6 +246,14 @@ function createRun(t: TestServer, random: Random) {
     return token;
   }
   const as = async (actor: Actor) => (actor.kind === 'app' ? { key: actor.key } : bearer(await tokenOf(actor)));
+  const testKeys = new Map<AppActor, string>();
+  async function testKeyOf(app: AppActor): Promise<string> {
+    const known = testKeys.get(app);
+    if (known) return known;
+    const key = (await t.server.services.apiKeys.create(app.appUuid, { name: 'test', is_test: true })).secret;
+    testKeys.set(app, key);
+    return key;
+  }
 
   /** A browser-style POST to a sandbox checkout page action, without following its redirect. */
   async function postPage(url: string) {
@@ -372,6 +391,13 @@ function createRun(t: TestServer, random: Random) {
         }
         case 'unknownSession':
           return { kind: 'unknownSession', sessionId: `cs_${random.hex(32)}`, eventId: eventId() };
+        case 'grant':
+          return { kind: 'grant', app: random.pick(apps), credits: random.int(1, 500) + random.int(0, 999_999) / MICRO };
+        case 'imageChat':
+          // The image alone holds the model's whole window: most balances cannot cover it.
+          return { kind: 'imageChat', actor: anyActor(), maxTokens: random.int(1, 50) };
+        case 'testPurchase':
+          return { kind: 'testPurchase', app: random.pick(apps), credits: random.pick([500, 1200]) };
         case 'topUp': {
           const fresh = random.chance(0.2);
           const user = fresh ? undefined : random.pick(users);
@@ -421,6 +447,52 @@ function createRun(t: TestServer, random: Random) {
         } else if (response.status !== 402) {
           violation(op, `status ${response.status} ${JSON.stringify(response.body)}`);
         }
+        return;
+      }
+
+      case 'grant': {
+        // The operator's grant: a source of live credits, straight into the app's balance.
+        await t.server.store.credits.grant(
+          { kind: 'app', appUuid: op.app.appUuid },
+          { amountMicro: toMicro(op.credits), kind: 'operator_grant', idempotencyKey: `grant:${randomUUID()}`, at: t.clock.now().toISOString() },
+        );
+        count(op, 'granted');
+        move(op.app.account, toMicro(op.credits));
+        return;
+      }
+
+      case 'imageChat': {
+        const response = await t.call('POST', `${API}/chat/completions`, {
+          ...(await as(op.actor)),
+          body: {
+            model: 'paid/echo',
+            max_tokens: op.maxTokens,
+            messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/x.png' } }] }],
+          },
+        });
+        count(op, response.status);
+        if (response.status === 200) {
+          const costMicro = costOfUsage(response.body.usage);
+          move(payer(op.actor), -costMicro);
+          charges.push({ requestId: response.headers.get('x-request-id') ?? '', account: payer(op.actor), costMicro });
+          for (const scope of scopesOf(op.actor)) chatted.add(scope);
+        } else if (response.status !== 402) {
+          violation(op, `status ${response.status} ${JSON.stringify(response.body)}`);
+        }
+        return;
+      }
+
+      case 'testPurchase': {
+        // Play money: paid through the sandbox into the app's test balance; no live credit moves.
+        const key = await testKeyOf(op.app);
+        const session = await t.call('POST', `${API}/credits/purchase`, { key, body: { credits: op.credits } });
+        count(op, session.status);
+        if (session.status !== 201 || session.body.livemode !== false) {
+          violation(op, `status ${session.status} ${JSON.stringify(session.body)}`);
+          return;
+        }
+        const paid = await postPage(`${session.body.url}/pay`);
+        if (paid.status !== 200) violation(op, `pay: ${paid.status} ${paid.code}`);
         return;
       }
 

@@ -204,6 +204,35 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
   });
 });
 
+describe('test mode beside Stripe', () => {
+  it('a test key buys play money through the sandbox, never through Stripe', async () => {
+    const session = await t.call('POST', `${API}/credits/purchase`, { key: t.testKey, body: { credits: 500 } });
+    expectStatus(session, 201);
+    expect(session.body).toMatchObject({ livemode: false, url: expect.stringContaining('/sandbox/checkout/') });
+    expect(lastRequest('/v1/checkout/sessions')).toBeUndefined();
+    const before = await balance();
+    expect((await fetch(`${session.body.url}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(200);
+    expect((await t.call('GET', `${API}/credits/balance`, { key: t.testKey })).body.credits).toBe(500);
+    expect(await balance()).toBe(before);
+  });
+
+  it('the sandbox cannot pay a live Stripe session, by its page or by an event signed with its secret', async () => {
+    const session = await t.call('POST', `${API}/credits/purchase`, { body: { credits: 500 } });
+    expectStatus(session, 201);
+    const before = await balance();
+    const page = await fetch(`${t.url}/sandbox/checkout/${session.body.id}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(page.status).toBe(404);
+    // An event for the live session signed with the sandbox's secret is acknowledged and changes nothing.
+    const sandboxSecret = t.server.services.processors.sandbox.webhookSecret;
+    const forged = { id: 'evt_forged_1', object: 'event', type: 'checkout.session.completed', created: nowSeconds(), data: { object: { id: session.body.id, object: 'checkout.session', mode: 'payment', payment_status: 'paid' } } };
+    expect(await deliver([forged], sandboxSecret)).toEqual([200]);
+    expect(await balance()).toBe(before);
+    // Stripe's own report pays it.
+    expect(await deliver(stripe.pay(session.body.id))).toEqual([200]);
+    expect(await balance()).toBe(before + 500);
+  });
+});
+
 describe('processor configuration', () => {
   it('refuses to start with only one of the two Stripe settings', async () => {
     await expect(startTestServer({ env: { STRIPE_SECRET_KEY: SECRET_KEY } })).rejects.toThrow(/STRIPE_WEBHOOK_SECRET/);

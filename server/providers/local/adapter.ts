@@ -5,6 +5,9 @@ import { echoTurn, streamPieces } from './echo.js';
 import { embedText, LOCAL_EMBED_DIMENSIONS, tokensToText } from './embed.js';
 
 /** The offline provider: always present, free, deterministic. */
+/** How the echo model counts what it is sent. */
+const ECHO_BOUNDS = { imageTokens: 85, contextTokens: null };
+
 export const localModels: ModelEntry[] = [
   {
     id: 'local/echo',
@@ -43,7 +46,8 @@ export function createLocalAdapter(): ProviderAdapter {
     async chat(call) {
       if (call.signal.aborted) aborted(call.signal);
       const turn = echoTurn(call.body.messages, offered(call));
-      const input = estimateChatInputTokens(call.body);
+      // The echo model reads an image as a low-detail one (85 tokens), whatever its size.
+      const input = estimateChatInputTokens(call.body, ECHO_BOUNDS);
       const answer = (message: ChatCompletionJson['choices'][number]['message'], finishReason: string, output: number) => ({
         usage: { inputTokens: input, outputTokens: output },
         completion: {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { parseEventStream, type ServerSentEvent } from '../../../src/client/sse.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
-import { estimateChatInputTokens, estimateTokens } from '../tokens.js';
+import { estimateChatInputTokens, estimateTokens, UNBOUNDED } from '../tokens.js';
 import type { ChatCall, NativeResponses, ProviderAdapter, ResponsesCall } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import {
@@ -22,7 +22,7 @@ export interface OpenAIAdapterOptions {
 
 /** Usage by estimate, for an upstream that does not count (some local servers do not). */
 function estimateUsage(call: ChatCall, message: { content: string | null; tool_calls?: { function: { arguments: string } }[] } | undefined) {
-  const input = estimateChatInputTokens(call.body);
+  const input = estimateChatInputTokens(call.body, UNBOUNDED);
   const output = estimateTokens((message?.content ?? '') + (message?.tool_calls?.map((c) => c.function.arguments).join('') ?? ''));
   return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }

@@ -1,5 +1,5 @@
 import { SseReply, type SseEvent } from '../../http/sse.js';
-import { estimateChatInputTokens } from '../../providers/tokens.js';
+import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChatBody, ChatChunk } from '../../providers/types.js';
 import type { Caller } from './caller.js';
@@ -28,7 +28,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
   return {
     async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal) {
       const { entry, adapter } = deps.registry.resolve(body.model, 'chat');
-      const inputTokens = estimateChatInputTokens(body);
+      const inputTokens = estimateChatInputTokens(body, boundsOf(entry));
       const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
       const meter = await openMeter(deps, { caller, entry, operation: 'chat.completions', requestId, inputTokens, maxOutputTokens });
       const call = { model: entry.model, body, maxOutputTokens, signal };

@@ -64,28 +64,69 @@ export async function openMeter(
   request: { caller: Caller; entry: ModelEntry; operation: string; requestId: string; inputTokens: number; maxOutputTokens: number },
 ) {
   const { caller, entry } = request;
+  const started = deps.clock.now().getTime();
+  let firstTokenAt: number | null = null;
+  const eventOf = (usage: TokenUsage, status: UsageEvent['status'], errorCode: string | null): UsageEvent => {
+    const now = deps.clock.now();
+    return {
+      requestId: request.requestId,
+      appUuid: caller.appUuid,
+      keyId: caller.keyId,
+      address: caller.address,
+      provider: entry.provider,
+      model: entry.model,
+      operation: request.operation,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      costMicro: caller.isTest ? 0 : costMicro(entry, usage),
+      latencyMs: now.getTime() - started,
+      ttftMs: firstTokenAt === null ? null : firstTokenAt - started,
+      status,
+      errorCode,
+      at: now.toISOString(),
+    };
+  };
+  /** A request turned away before the upstream still leaves its usage row, with why. */
+  const refuse = async (error: ApiError): Promise<never> => {
+    await deps.store.usage.record(eventOf({ inputTokens: 0, outputTokens: 0 }, 'refused', error.code));
+    throw error;
+  };
+
   if (caller.isTest && entry.provider !== 'local') {
-    throw forbidden(
-      `Test keys (svc_test_…) and sandbox identity tokens reach only the offline local provider; '${entry.id}' needs a live key.`,
-      'test_key_not_allowed',
+    await refuse(
+      forbidden(
+        `Test keys (svc_test_…) and sandbox identity tokens reach only the offline local provider; '${entry.id}' needs a live key.`,
+        'test_key_not_allowed',
+      ),
     );
   }
-  await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
+  try {
+    await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
+  } catch (error) {
+    if (error instanceof ApiError) await refuse(error);
+    throw error;
+  }
   const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
-  const releaseUserLimit = await holdWithinUserLimit(deps.store, deps.pooledHolds, caller, heldMicro);
+  let releaseUserLimit: () => void = () => {};
+  try {
+    releaseUserLimit = await holdWithinUserLimit(deps.store, deps.pooledHolds, caller, heldMicro);
+  } catch (error) {
+    if (error instanceof ApiError) await refuse(error);
+    throw error;
+  }
   const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro);
   if (!held.ok) {
     releaseUserLimit();
     const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro);
-    throw insufficientCredits(
-      `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
-        `(${request.inputTokens} input tokens + ${request.maxOutputTokens} output tokens of ${entry.id}), ` +
-        `and ${microToCredits(held.availableMicro)} credits are available, enough for ${affordable} output tokens. ` +
-        'Lower max_tokens or add credits.',
+    await refuse(
+      insufficientCredits(
+        `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
+          `(${request.inputTokens} input tokens + ${request.maxOutputTokens} output tokens of ${entry.id}), ` +
+          `and ${microToCredits(held.availableMicro)} credits are available, enough for ${affordable} output tokens. ` +
+          'Lower max_tokens or add credits.',
+      ),
     );
   }
-  const started = deps.clock.now().getTime();
-  let firstTokenAt: number | null = null;
   let settled = false;
 
   return {
@@ -97,24 +138,7 @@ export async function openMeter(
     async settle(usage: TokenUsage, status: UsageEvent['status'], errorCode: string | null = null) {
       if (settled) return { chargedMicro: 0 };
       settled = true;
-      const now = deps.clock.now();
-      const event: UsageEvent = {
-        requestId: request.requestId,
-        appUuid: caller.appUuid,
-        keyId: caller.keyId,
-        address: caller.address,
-        provider: entry.provider,
-        model: entry.model,
-        operation: request.operation,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        costMicro: caller.isTest ? 0 : costMicro(entry, usage),
-        latencyMs: now.getTime() - started,
-        ttftMs: firstTokenAt === null ? null : firstTokenAt - started,
-        status,
-        errorCode,
-        at: now.toISOString(),
-      };
+      const event = eventOf(usage, status, errorCode);
       await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
       try {
         return await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);

@@ -3,7 +3,7 @@ import type { ResponseObject } from '../../../src/contract/schemas/inference.js'
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import { estimateChatInputTokens, estimateTokens } from '../../providers/tokens.js';
+import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
 import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
@@ -80,8 +80,8 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   async function prepare(caller: Caller, request: ResponseRequest, requestId: string): Promise<Prepared> {
     const { entry, adapter } = deps.registry.resolve(request.model, 'responses');
     const inputTokens = adapter.responses
-      ? estimateTokens(JSON.stringify(request.input ?? request.messages ?? '') + (request.instructions ?? ''))
-      : estimateChatInputTokens(toChatBody(request));
+      ? estimateResponsesInputTokens(request, boundsOf(entry))
+      : estimateChatInputTokens(toChatBody(request), boundsOf(entry));
     const maxOutputTokens = request.max_output_tokens ?? entry.defaultMaxOutputTokens;
     const meter = await openMeter(deps, { caller, entry, operation: 'responses', requestId, inputTokens, maxOutputTokens });
     const meta = { id: newId('resp'), model: entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request };

@@ -1,3 +1,4 @@
+import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 
@@ -12,6 +13,9 @@ export type Synchronous = 'normal' | 'full';
 
 /** Opens (or creates) the database file, tunes it for a server, and applies pending migrations. */
 export function openDatabase(file: string, synchronous: Synchronous = 'normal'): Db {
+  // Created readable by its owner only; SQLite gives the WAL and shared-memory files the
+  // database's own permissions.
+  if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);

@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { Holds } from './holds.js';
-import { InsufficientFundsError, type Grant } from '../types.js';
+import { BalanceLimitError, InsufficientFundsError, type Grant } from '../types.js';
 
 /**
  * Balance moves, always with their ledger entry. These functions run inside the caller's
@@ -41,6 +41,7 @@ export function createLedger(db: Db, holds: Holds) {
       if (entryExists.get(grant.idempotencyKey, accountId)) return false;
       const available = balanceOf(accountId) - (grant.amountMicro < 0 ? holds.of(accountId) : 0);
       if (available + grant.amountMicro < 0) throw new InsufficientFundsError(available, -grant.amountMicro);
+      if (balanceOf(accountId) + grant.amountMicro > Number.MAX_SAFE_INTEGER) throw new BalanceLimitError(accountId);
       const after = moveBalance.get(grant.amountMicro, accountId);
       if (!after) throw new Error(`no account ${accountId}`);
       insertEntry.run(

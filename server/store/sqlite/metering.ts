@@ -1,5 +1,6 @@
 import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
+import { insertUsageSql } from './usage.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import type { Payer, Store, UsageEvent } from '../types.js';
@@ -22,12 +23,7 @@ interface PendingSettle {
 export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['metering'] & { flushPending(): void } {
   const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND address = ?');
-  const insertUsage = db.prepare(
-    `INSERT INTO usage_events (request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
-       output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at)
-     VALUES (@requestId, @appUuid, @keyId, @address, @provider, @model, @operation, @inputTokens, @outputTokens,
-       @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @at)`,
-  );
+  const insertUsage = db.prepare(insertUsageSql);
 
   const accountOf = (payer: Payer): number => accounts.of(payer);
   const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;

@@ -28,6 +28,7 @@ export const inferenceOperations = [
     stream: 'optional',
     auth: CALLER,
     roles: ROLES.inference,
+    metered: true,
     summary: 'Create a chat completion (streams with stream: true)',
   }),
   defineOperation({
@@ -40,6 +41,7 @@ export const inferenceOperations = [
     stream: 'optional',
     auth: CALLER,
     roles: ROLES.inference,
+    metered: true,
     summary: 'Create a response (streams with stream: true; background: true answers at once)',
   }),
   defineOperation({
@@ -73,6 +75,7 @@ export const inferenceOperations = [
     response: EmbeddingList,
     auth: CALLER,
     roles: ROLES.inference,
+    metered: true,
     summary: 'Create embeddings',
   }),
   defineOperation({

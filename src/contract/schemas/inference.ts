@@ -232,11 +232,17 @@ export const UsageModelsQuery = z.strictObject({
   period: UsagePeriod.optional(),
 });
 
+const RefusedRequests = z
+  .number()
+  .int()
+  .describe('Of the requests, those refused before reaching the model (402 credits, 403, 429), counted in requests too');
+
 export const UsageByModel = z.object({
   data: z.array(
     z.object({
       model: z.string(),
       requests: z.number().int(),
+      refused_requests: RefusedRequests,
       input_tokens: z.number().int(),
       output_tokens: z.number().int(),
       credits: Credits,
@@ -261,6 +267,7 @@ export const AppUsage = z.object({
     z.object({
       start: Timestamp,
       requests: z.number().int(),
+      refused_requests: RefusedRequests,
       input_tokens: z.number().int(),
       output_tokens: z.number().int(),
       credits: Credits,
@@ -268,6 +275,7 @@ export const AppUsage = z.object({
   ),
   totals: z.object({
     requests: z.number().int(),
+    refused_requests: RefusedRequests,
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
     credits: Credits,
@@ -278,6 +286,7 @@ export const AppUsage = z.object({
 export const AppUserUsageRow = z.object({
   address: z.string().nullable().describe('The user; null for requests made with the app’s API keys'),
   requests: z.number().int(),
+  refused_requests: RefusedRequests,
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
   credits: Credits,
