@@ -430,24 +430,27 @@ function createRun(t: TestServer, random: Random) {
 
   // ---- execution: run one operation, check its answer, update the model ----------------------
 
+  /** A chat on the paid model: what the answer says it used is what must be charged; else a 402. */
+  async function chat(op: Extract<Op, { kind: 'chat' | 'imageChat' }>, content: unknown) {
+    const response = await t.call('POST', `${API}/chat/completions`, {
+      ...(await as(op.actor)),
+      body: { model: 'paid/echo', max_tokens: op.maxTokens, messages: [{ role: 'user', content }] },
+    });
+    count(op, response.status);
+    if (response.status === 200) {
+      const costMicro = costOfUsage(response.body.usage);
+      move(payer(op.actor), -costMicro);
+      charges.push({ requestId: response.headers.get('x-request-id') ?? '', account: payer(op.actor), costMicro });
+      for (const scope of scopesOf(op.actor)) chatted.add(scope);
+    } else if (response.status !== 402) {
+      violation(op, `status ${response.status} ${JSON.stringify(response.body)}`);
+    }
+  }
+
   async function execute(op: Op): Promise<void> {
     switch (op.kind) {
       case 'chat': {
-        const response = await t.call('POST', `${API}/chat/completions`, {
-          ...(await as(op.actor)),
-          body: { model: 'paid/echo', max_tokens: op.maxTokens, messages: [{ role: 'user', content: op.content }] },
-        });
-        count(op, response.status);
-        if (response.status === 200) {
-          // What the answer says it used is what must be charged.
-          const costMicro = costOfUsage(response.body.usage);
-          move(payer(op.actor), -costMicro);
-          charges.push({ requestId: response.headers.get('x-request-id') ?? '', account: payer(op.actor), costMicro });
-          for (const scope of scopesOf(op.actor)) chatted.add(scope);
-        } else if (response.status !== 402) {
-          violation(op, `status ${response.status} ${JSON.stringify(response.body)}`);
-        }
-        return;
+        return chat(op, op.content);
       }
 
       case 'grant': {
@@ -462,24 +465,7 @@ function createRun(t: TestServer, random: Random) {
       }
 
       case 'imageChat': {
-        const response = await t.call('POST', `${API}/chat/completions`, {
-          ...(await as(op.actor)),
-          body: {
-            model: 'paid/echo',
-            max_tokens: op.maxTokens,
-            messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/x.png' } }] }],
-          },
-        });
-        count(op, response.status);
-        if (response.status === 200) {
-          const costMicro = costOfUsage(response.body.usage);
-          move(payer(op.actor), -costMicro);
-          charges.push({ requestId: response.headers.get('x-request-id') ?? '', account: payer(op.actor), costMicro });
-          for (const scope of scopesOf(op.actor)) chatted.add(scope);
-        } else if (response.status !== 402) {
-          violation(op, `status ${response.status} ${JSON.stringify(response.body)}`);
-        }
-        return;
+        return chat(op, [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/x.png' } }]);
       }
 
       case 'testPurchase': {
