@@ -15,8 +15,9 @@ const modelTotals = (row: UsageTotals & { provider: string; model: string }) => 
 
 export const usageHandlers: HandlerTable = {
   'credits.balance': async ({ principal, services }) => {
-    const { balanceMicro, heldMicro } = await services.store.metering.balance(callerOf(principal).payer);
-    return { credits: microToCredits(balanceMicro - heldMicro), held_credits: microToCredits(heldMicro) };
+    const caller = callerOf(principal);
+    const { balanceMicro, heldMicro } = await services.store.metering.balance(caller.payer);
+    return { credits: microToCredits(balanceMicro - heldMicro), held_credits: microToCredits(heldMicro), livemode: !caller.isTest };
   },
 
   'usage.models': async ({ principal, query, services }) => {

@@ -12,7 +12,7 @@ type Config = ReturnType<typeof openConfig>;
  */
 export async function startBundledServer(
   config: Config,
-  options: { host: string; port: number; db?: string; startingCredits: number; providersFile?: string },
+  options: { host: string; port: number; db?: string; startingCredits: number; providersFile?: string; payments?: 'stripe' | 'sandbox' | 'off' },
 ) {
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
   const { startServer } = await loadServer();
@@ -22,6 +22,7 @@ export async function startBundledServer(
     dbPath: options.db ?? join(config.home, 'server.db'),
     startingGrantCredits: options.startingCredits,
     ...(options.providersFile ? { providersFile: options.providersFile } : {}),
+    ...(options.payments ? { payments: options.payments } : {}),
   });
   let savedKey = false;
   if (server.bootstrap && !config.values.api_key) {

@@ -93,3 +93,45 @@ describe('svc admin developers', () => {
     expect(listed.json().total).toBe(1);
   });
 });
+
+describe('svc admin credits grant', () => {
+  it('grants to an app or to the promotions account, each a source the conservation check counts', async () => {
+    const home = tempDir();
+    const { db, owner } = await serverDatabase();
+    const toApp = await runSvc(['admin', 'credits', 'grant', '--app', owner.appUuid, '--credits', '250.5', '--reason', 'pilot', '--db', db], { home });
+    expect(toApp.code, explain(toApp)).toBe(0);
+    expect(toApp.json()).toEqual({ granted_credits: 250.5, to: { app_uuid: owner.appUuid }, balance_credits: 350.5 });
+    const toPromotions = await runSvc(['admin', 'credits', 'grant', '--promotions', '--credits', '1000', '--db', db], { home });
+    expect(toPromotions.code, explain(toPromotions)).toBe(0);
+    expect(toPromotions.json()).toMatchObject({ to: 'promotions', balance_credits: 1000 });
+
+    const check = await runSvc(['serve', '--check', '--db', db], { home });
+    expect(check.code, explain(check)).toBe(0);
+    expect(check.stdout).toContain('+ 1350.5 credits from operator_grant');
+    expect(check.stdout).toContain('= 1350.5 credits in live balances');
+  });
+
+  it('refuses a grant without one target, an unknown app, or an amount out of bounds', async () => {
+    const home = tempDir();
+    const { db, owner } = await serverDatabase();
+    const cases: [string[], number, RegExp | null][] = [
+      [['--credits', '5'], 2, /either --app <app-uuid> or --promotions/],
+      [['--app', owner.appUuid, '--promotions', '--credits', '5'], 2, /either --app/],
+      [['--app', '00000000-0000-4000-8000-000000000000', '--credits', '5'], 1, /no app 00000000/],
+      [['--promotions', '--credits', '0'], 2, null],
+      [['--promotions', '--credits', '-5'], 2, null],
+      [['--promotions', '--credits', '1000000001'], 2, null],
+      [['--promotions', '--credits', 'lots'], 2, null],
+      [['--promotions', '--credits', '5', '--reason', 'x'.repeat(201)], 2, /at most 200/],
+    ];
+    for (const [args, code, message] of cases) {
+      const result = await runSvc(['admin', 'credits', 'grant', ...args, '--db', db], { home });
+      expect(result.code, `${args.join(' ')}: ${explain(result)}`).toBe(code);
+      if (message) expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+    }
+    const check = await runSvc(['serve', '--check', '--db', db], { home });
+    expect(check.stdout).toContain('= 100 credits in live balances');
+  });
+});
+

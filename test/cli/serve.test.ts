@@ -91,6 +91,19 @@ describe('svc serve', () => {
     expect(await server.stop()).toEqual({ code: 0, signal: null });
   });
 
+  it('says how live money comes in: off by default, the sandbox with --payments sandbox; /health says it too', async () => {
+    const off = await serve(['--port', '0', '--db', join(tempDir(), 'server.db')], { home: tempDir() });
+    expect(off.stdout()).toContain('Live payments are off (no Stripe keys): grant credits with `svc admin credits grant`.');
+    expect(((await (await fetch(`${off.url}/health`)).json()) as { payments: string }).payments).toBe('off');
+    await off.stop('SIGTERM');
+    const sandbox = await serve(['--port', '0', '--db', join(tempDir(), 'server.db'), '--payments', 'sandbox'], { home: tempDir() });
+    expect(sandbox.stdout()).toContain('Live payments go through the sandbox processor: development only, no real money moves.');
+    expect(((await (await fetch(`${sandbox.url}/health`)).json()) as { payments: string }).payments).toBe('sandbox');
+    await sandbox.stop('SIGTERM');
+    const wrong = await runSvc(['serve', '--payments', 'free', '--port', '0'], { home: tempDir() });
+    expect(wrong.code, explain(wrong)).toBe(2);
+  });
+
   it('keeps a key that is already saved (and prints the new ones)', async () => {
     const home = tempDir();
     const saved = { api_key: `svc_live_${'D'.repeat(40)}`, api_url: 'http://127.0.0.1:9', model: 'local/echo' };

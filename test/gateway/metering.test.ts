@@ -19,7 +19,7 @@ const balance = async (key?: string) => (await t.call('GET', `${API}/credits/bal
 
 describe('metering', () => {
   it('starts the default app at 100 credits with nothing held', async () => {
-    expect(await balance()).toEqual({ credits: 100, held_credits: 0 });
+    expect(await balance()).toEqual({ credits: 100, held_credits: 0, livemode: true });
   });
 
   it('charges exactly the tokens the answer used', async () => {
@@ -27,14 +27,14 @@ describe('metering', () => {
     expectStatus(answer, 200);
     const { prompt_tokens: input, completion_tokens: output } = answer.body.usage;
     const cost = input * MICRO_IN + output * MICRO_OUT;
-    expect(await balance()).toEqual({ credits: (100_000_000 - cost) / 1e6, held_credits: 0 });
+    expect(await balance()).toEqual({ credits: (100_000_000 - cost) / 1e6, held_credits: 0, livemode: true });
   });
 
   it('refuses with 402 when the most a request can cost is more than the balance, saying what it affords', async () => {
     const answer = await chat('hello', { max_tokens: 10_000 });
     expectApiError(answer, 402, { type: 'insufficient_credits' });
     expect(answer.body.error.message).toMatch(/enough for \d+ output tokens/);
-    expect(await balance()).toEqual({ credits: 100, held_credits: 0 });
+    expect(await balance()).toEqual({ credits: 100, held_credits: 0, livemode: true });
   });
 
   it('never overdraws under concurrency: of 40 requests against room for about ten, the rest get 402', async () => {
@@ -63,7 +63,7 @@ describe('metering', () => {
       body: { model: 'local/echo', messages: [{ role: 'user', content: 'sandbox' }] },
     });
     expectStatus(local, 200);
-    expect(await balance()).toEqual({ credits: 100, held_credits: 0 });
+    expect(await balance()).toEqual({ credits: 100, held_credits: 0, livemode: true });
   });
 });
 

@@ -74,7 +74,7 @@ describe('identity tokens', () => {
     expect(answer.body).toMatchObject({ object: 'chat.completion', model: 'local/echo' });
     const balance = await balanceWith(t, jwt);
     expectStatus(balance, 200);
-    expect(balance.body).toEqual({ credits: 5, held_credits: 0 });
+    expect(balance.body).toEqual({ credits: 5, held_credits: 0, livemode: true });
     // The user is the wallet, lowercased, created with the app's default credits.
     expect(await userOf(t, app.appUuid, address)).toMatchObject({ address: address.toLowerCase(), credits: 5 });
     expect((await getApp(t, app.appUuid)).balance_credits).toBe(95);

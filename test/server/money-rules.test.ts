@@ -17,6 +17,7 @@ import {
   useTestServer,
 } from '../helpers/api.js';
 import { tempDir, removeTempDirs } from '../helpers/cli.js';
+import { openRequest } from '../helpers/raw-http.js';
 import { pricedProvider } from '../helpers/providers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -301,3 +302,35 @@ describe('the conservation check', () => {
     expect((await checkLedger(db)).ok).toBe(true);
   });
 });
+
+describe('connections', () => {
+  it('a client that hangs up mid-body is logged as a closed connection, not as a bug', async () => {
+    const lines: string[] = [];
+    const t = await startTestServer({ log: (line) => lines.push(line) });
+    try {
+      const { req, response } = openRequest(t.url, 'POST', `${API}/chat/completions`, {
+        'x-api-key': t.liveKey,
+        'content-type': 'application/json',
+        'content-length': 1000,
+      });
+      response.catch(() => {});
+      // Hang up once the server is reading the body: the first part is flushed, and the server
+      // has had a moment of I/O to take it in (no clock is involved in what is asserted).
+      await new Promise<void>((resolve) => req.write('{"model":"local/echo","messages":[', () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      req.destroy();
+      await waitFor(() => lines.length > 0);
+      expect(lines.join('\n')).toMatch(/client closed the connection mid-request/);
+      expect(lines.join('\n')).not.toMatch(/bug|unexpected error/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/** Polls a condition the server reaches on its own (a log line after a socket closed). */
+async function waitFor(condition: () => boolean) {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 50 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+

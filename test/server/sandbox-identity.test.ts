@@ -89,7 +89,7 @@ describe('sandbox identity tokens', () => {
     expect(answer.body).toMatchObject({ object: 'chat.completion', model: 'local/echo' });
     const balance = await balanceWith(t, token);
     expectStatus(balance, 200);
-    expect(balance.body).toEqual({ credits: 5, held_credits: 0 });
+    expect(balance.body).toEqual({ credits: 5, held_credits: 0, livemode: false });
     const user = await t.call('GET', appPath(app.appUuid, 'users', sandboxWalletOf(app.appUuid)));
     expectStatus(user, 200);
     // Its default credits are play money, in its test balance: the live account is untouched.
@@ -138,7 +138,7 @@ describe('sandbox identity tokens', () => {
     const { token } = (await issue()).body;
     expectApiError(await chatWith(t, token, 'paid/echo'), 403, { code: 'test_key_not_allowed' });
     expectStatus(await chatWith(t, token), 200);
-    expect((await balanceWith(t, token)).body).toEqual({ credits: 5, held_credits: 0 });
+    expect((await balanceWith(t, token)).body).toEqual({ credits: 5, held_credits: 0, livemode: false });
     expect((await getApp(t, app.appUuid)).balance_credits).toBe(100); // play money: no live credit moved
   });
 

@@ -14,7 +14,7 @@ export class ServeCommand extends SvcCommand {
     description: 'Run the platform server (SQLite in ~/.svc/server.db by default)',
     details:
       'Prints `svc server listening on http://HOST:PORT` when ready. On an empty database it creates the owner account, a default app with a starting grant and one live and one test key, prints the keys once, and saves the live key in the CLI config when none is saved yet. Stops gracefully on SIGINT or SIGTERM.\n\n' +
-      'Payments go through the built-in sandbox processor (its checkout and portal pages are served here) unless STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set; then through Stripe, with plan prices from STRIPE_PRICE_<TIER>_<INTERVAL>. SVC_PAYMENT_WEBHOOK_SECRET fixes the sandbox webhook secret; SVC_DB_SYNCHRONOUS=full makes every commit survive a power loss (the default survives the process being killed). Provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), SVC_PROVIDERS, SVC_AGENTS and SVC_POINTS_URL are read from the environment too.',
+      'Live payments go through Stripe when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set (plan prices from STRIPE_PRICE_<TIER>_<INTERVAL>); otherwise they are off, and credits come from `svc admin credits grant`. --payments sandbox (or SVC_PAYMENTS=sandbox) takes live payments through the built-in sandbox processor, for development. Test keys and sandbox users always pay play money through the sandbox, whose checkout and portal pages are served here. SVC_PAYMENT_WEBHOOK_SECRET fixes the sandbox webhook secret; SVC_DB_SYNCHRONOUS=full makes every commit survive a power loss (the default survives the process being killed). Provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), SVC_PROVIDERS, SVC_AGENTS and SVC_POINTS_URL are read from the environment too.',
     examples: [
       ['Run on the defaults', 'svc serve'],
       ['Any free port, a throwaway database', 'svc serve --port 0 --db /tmp/svc.db'],
@@ -29,6 +29,10 @@ export class ServeCommand extends SvcCommand {
   db = Option.String('--db', { description: 'SQLite database file (default ~/.svc/server.db)' });
   providers = Option.String('--providers', {
     description: 'Providers file (JSON: upstream providers, base URLs, key variables, prices); default SVC_PROVIDERS',
+  });
+  payments = Option.String('--payments', {
+    description: 'How live money comes in: stripe, sandbox (development: no real money) or off; default SVC_PAYMENTS, else stripe with its keys, else off',
+    validator: t.isEnum(['stripe', 'sandbox', 'off'] as const),
   });
   check = Option.Boolean('--check', false, {
     description:
@@ -62,6 +66,7 @@ export class ServeCommand extends SvcCommand {
         ...(this.db ? { db: this.db } : {}),
         startingCredits: this.startingCredits,
         ...(this.providers ? { providersFile: this.providers } : {}),
+        ...(this.payments ? { payments: this.payments } : {}),
       });
     } catch (error) {
       stderr.write(`svc: cannot start the server: ${(error as Error).message}\n`);
@@ -82,6 +87,9 @@ export class ServeCommand extends SvcCommand {
       );
       if (savedKey) stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
     }
+    const mode = server.services.processors.mode;
+    if (mode === 'sandbox') stdout.write('Live payments go through the sandbox processor: development only, no real money moves.\n');
+    if (mode === 'off') stdout.write('Live payments are off (no Stripe keys): grant credits with `svc admin credits grant`.\n');
     stdout.write(`svc server listening on ${server.url}\n`);
 
     await stopRequested;

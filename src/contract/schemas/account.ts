@@ -4,6 +4,7 @@ import { CheckoutSession, Credits, PositiveCredits, RedirectUrl, Timestamp } fro
 export const Balance = z.object({
   credits: Credits.describe('Spendable balance'),
   held_credits: Credits.describe('Held by requests in flight'),
+  livemode: z.boolean().describe('false for a test key or a sandbox user: the test balance, play money apart from the live one'),
 });
 
 export const ClaimResult = z.object({

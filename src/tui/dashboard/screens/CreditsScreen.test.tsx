@@ -20,7 +20,19 @@ describe('the Credits screen', () => {
     dash.expectFits();
   });
 
-  it('claims the daily credits once, and says when the next claim opens', async () => {
+  it('says where claims come from; with a test key, shows the test balance as play money', async () => {
+    const live = open();
+    await live.shows('Balance 100');
+    expect(live.screen()).toContain('paid from the operator’s promotions account');
+    live.expectFits();
+    cleanup();
+    const test = openDashboard({ api: serverApi(t, t.testKey), screen: 'credits' });
+    await test.shows('Test balance 0 credits (play money');
+    expect(test.screen()).not.toContain('promotions account');
+    test.expectFits();
+  });
+
+    it('claims the daily credits once, and says when the next claim opens', async () => {
     const dash = open();
     await dash.shows('Balance 100');
     dash.press('c');

@@ -19,7 +19,7 @@ const cells = (row: CreditsRow): string[] =>
     : ['pack', `${credits(row.pack.credits)} credits`, credits(row.pack.credits), usd(row.pack.price_usd), 'Enter buys'];
 
 export function CreditsScreen({ session, width, height }: ScreenProps) {
-  const screen = useCreditsScreen(session, height - 5);
+  const screen = useCreditsScreen(session, height - 6);
   session.registerKeys('credits', screen.handle);
   return (
     <Box flexDirection="column">
@@ -30,8 +30,17 @@ export function CreditsScreen({ session, width, height }: ScreenProps) {
         {(data) => (
           <Box flexDirection="column">
             <Text wrap="truncate-end">
-              Balance <Text bold color="green">{credits(data.balance.credits)}</Text> credits ({usd(data.balance.credits / 100)})
+              {data.balance.livemode ? 'Balance ' : 'Test balance '}
+              <Text bold color="green">
+                {credits(data.balance.credits)}
+              </Text>{' '}
+              credits {data.balance.livemode ? `(${usd(data.balance.credits / 100)})` : '(play money: a test key pays through the sandbox)'}
               {data.balance.held_credits > 0 ? ` · ${credits(data.balance.held_credits)} held by requests in flight` : ''}
+            </Text>
+            <Text dimColor wrap="truncate-end">
+              {data.balance.livemode
+                ? 'Daily credits and task rewards are paid from the operator’s promotions account; when it runs out, claims are refused.'
+                : 'Claims are made with a live admin key; purchases here are play money.'}
             </Text>
             <Text dimColor wrap="truncate-end">
               {screen.nextClaim ? `Daily credits claimed; next claim from ${minute(screen.nextClaim)}.` : 'c claims the daily credits (once per UTC day).'} s syncs points.
@@ -39,7 +48,7 @@ export function CreditsScreen({ session, width, height }: ScreenProps) {
             {screen.rows.length === 0 ? (
               <Text dimColor>This server offers no tasks and no packs.</Text>
             ) : (
-              <Table columns={COLUMNS} rows={screen.rows.map(cells)} cursor={screen.cursor.index} height={height - 3} width={width} />
+              <Table columns={COLUMNS} rows={screen.rows.map(cells)} cursor={screen.cursor.index} height={height - 4} width={width} />
             )}
           </Box>
         )}
