@@ -67,3 +67,50 @@ export function stallingChatAdapter(): ProviderAdapter & { aborted: Promise<void
     },
   };
 }
+
+/**
+ * A free provider whose one chat model, `script/answer`, streams `answer` in small deltas, as a
+ * model writing a long markdown answer does (and answers the same when not streamed).
+ */
+export function scriptedProvider(answer: () => string, chunkSize = 9): UpstreamProvider {
+  const base = { id: 'chatcmpl-script', object: 'chat.completion.chunk' as const, created: 0, model: 'answer' };
+  const usage = (text: string) => ({ prompt_tokens: 10, completion_tokens: Math.ceil(text.length / 4), total_tokens: 10 + Math.ceil(text.length / 4) });
+  const adapter: ProviderAdapter = {
+    async chat() {
+      const text = answer();
+      return {
+        completion: {
+          id: 'chatcmpl-script',
+          object: 'chat.completion',
+          created: 0,
+          model: 'answer',
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+          usage: usage(text),
+        },
+        usage: { inputTokens: 10, outputTokens: Math.ceil(text.length / 4) },
+      };
+    },
+    async *chatStream(call) {
+      const text = answer();
+      yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] } satisfies ChatChunk;
+      for (let i = 0; i < text.length; i += chunkSize) {
+        if (call.signal.aborted) return;
+        yield { ...base, choices: [{ index: 0, delta: { content: text.slice(i, i + chunkSize) }, finish_reason: null }] };
+        // A model writes over time: let the reader see each piece on its own.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: usage(text) };
+    },
+  };
+  const model: ModelEntry = {
+    id: 'script/answer',
+    provider: 'script',
+    model: 'answer',
+    inputPrice: 0,
+    outputPrice: 0,
+    contextLength: 100_000,
+    defaultMaxOutputTokens: 4096,
+    capabilities: ['chat', 'tools', 'responses'],
+  };
+  return { id: 'script', adapter, models: [model] };
+}

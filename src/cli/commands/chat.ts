@@ -173,11 +173,11 @@ export class ChatCommand extends SvcCommand {
     extraTools: ClientTool[],
   ) {
     const { launchChat } = await screen;
-    const rows = process.stdout.rows ?? 24;
     await launchChat({
       client,
       memory,
-      settings: { ...settings, liveRows: Math.max(4, rows - 8), redrawMs: 40 },
+      // The live region's height follows the terminal (and its resizes): liveRows 0.
+      settings: { ...settings, liveRows: 0, redrawMs: 40 },
       resume,
       extraTools,
       writeRaw: (text: string) => process.stdout.write(text),

@@ -1,4 +1,7 @@
-import { Box, useInput, useStdout, type Key } from 'ink';
+import { Box, useInput, type Key } from 'ink';
+import { markdownWidth } from './markdown.js';
+import { useTerminalSize } from '../shared/use-terminal-size.js';
+import { useNow } from '../shared/use-now.js';
 import { ApprovalDialog } from './components/ApprovalDialog.js';
 import { Composer } from './components/Composer.js';
 import { LiveMessage } from './components/LiveMessage.js';
@@ -14,8 +17,9 @@ import { completions, runSlash } from './slash-commands.js';
 export function ChatApp(deps: ChatDeps) {
   const session = useChatSession(deps);
   const { state, dispatch, latest } = session;
-  const { stdout } = useStdout();
-  const width = Math.max(20, (stdout.columns ?? 80) - 2);
+  const width = markdownWidth(useTerminalSize().columns);
+  // The spinner and elapsed time move while an answer is on its way.
+  const now = useNow(state.busy ? 100 : null);
 
   const submit = (raw: string) => {
     const text = raw.trim();
@@ -88,11 +92,17 @@ export function ChatApp(deps: ChatDeps) {
   return (
     <Box flexDirection="column">
       <Transcript items={state.items} width={width} />
-      <LiveMessage text={state.live} busy={state.busy} width={width} />
+      <LiveMessage
+        text={state.live}
+        skip={state.liveSkip}
+        busy={state.busy}
+        width={width}
+        continues={state.liveContinues && !state.liveGap}
+      />
       {state.approval ? <ApprovalDialog approval={state.approval} /> : null}
       <Composer editor={state.editor} disabled={state.busy} placeholder={state.busy ? '' : ' Ask anything, or /help'} />
       <SlashHints commands={completions(state.editor.text)} />
-      <StatusLine state={state} />
+      <StatusLine state={state} now={now} />
     </Box>
   );
 }

@@ -4,7 +4,14 @@ import { ApiRequestError, ConnectionError } from '../../client/errors.js';
 import { runTurn } from '../../chat/engine.js';
 import type { ChatMemory } from '../../chat/memory-port.js';
 import type { ClientTool, ToolCall, WireMessage } from '../../chat/types.js';
-import { safeSplit } from './markdown.js';
+import { planCommit } from './live-split.js';
+import { markdownWidth } from './markdown.js';
+import { useTerminalSize } from '../shared/use-terminal-size.js';
+
+/** Rows around the live answer while it streams: its margin, the composer, the status line, and one spare. */
+const LIVE_CHROME_ROWS = 5;
+/** Rows an approval dialog takes below the answer. */
+const APPROVAL_ROWS = 6;
 import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
 
 export interface ChatSettings {
@@ -15,7 +22,7 @@ export interface ChatSettings {
   /** How many recent messages are sent with each question. */
   contextMessages: number;
   maxFileBytes: number;
-  /** Rows the live answer may use before its finished part moves to the scrollback. */
+  /** Rows the live answer may use before its finished part moves to the scrollback (0: as the terminal allows). */
   liveRows: number;
   /** How often the streaming text is redrawn (0: at every delta, for tests). */
   redrawMs: number;
@@ -70,6 +77,9 @@ export function useChatSession(deps: ChatDeps) {
   const allowedForSession = useRef(new Set<string>());
   const liveText = useRef('');
   const redrawTimer = useRef<NodeJS.Timeout | null>(null);
+  const size = useTerminalSize();
+  const sizeRef = useRef(size);
+  sizeRef.current = size;
 
   const notice = useCallback((text: string) => dispatch({ type: 'item', kind: 'notice', text }), []);
   const failure = useCallback((error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error) }), []);
@@ -84,17 +94,27 @@ export function useChatSession(deps: ChatDeps) {
     }
   }, [client]);
 
-  /** Draws the live answer; a long one hands its finished paragraphs to the scrollback. */
+  /**
+   * Draws the live answer, first handing its finished parts to the scrollback so that the live
+   * region stays shorter than the terminal (see live-split.ts).
+   */
   const redraw = useCallback(() => {
     redrawTimer.current = null;
-    const text = liveText.current;
-    const cut = safeSplit(text, settings.liveRows);
-    if (cut > 0) {
-      dispatch({ type: 'live', text });
-      dispatch({ type: 'flushLive', length: cut });
-      liveText.current = text.slice(cut);
-      return;
+    const { columns, rows } = sizeRef.current;
+    // The rows left for the answer: the composer, the status line, margins and a dialog take the rest.
+    const room = rows - LIVE_CHROME_ROWS - (stateRef.current.approval ? APPROVAL_ROWS : 0);
+    const maxRows = Math.max(2, settings.liveRows > 0 ? Math.min(settings.liveRows, room) : room);
+    let text = liveText.current;
+    const next = () => planCommit(text, { width: markdownWidth(columns), columns, maxRows, skip: stateRef.current.liveSkip });
+    for (let plan = next(); plan; plan = next()) {
+      if (plan.kind === 'code') {
+        dispatch({ type: 'commitLive', text: plan.through, gap: false, keep: plan.lines });
+      } else {
+        dispatch({ type: 'commitLive', text: plan.commit, gap: plan.gap });
+        text = plan.rest;
+      }
     }
+    liveText.current = text;
     dispatch({ type: 'live', text });
   }, [settings.liveRows]);
 
@@ -164,9 +184,10 @@ export function useChatSession(deps: ChatDeps) {
       remember({ role: 'user', content: question });
       const controller = new AbortController();
       abort.current = controller;
-      dispatch({ type: 'busy', busy: true });
+      dispatch({ type: 'busy', busy: true, at: Date.now() });
       liveText.current = '';
       let tokens = 0;
+      let streamedChars = 0;
       const before = stateRef.current.balance;
       const system: WireMessage[] = settings.system ? [{ role: 'system', content: settings.system }] : [];
       try {
@@ -184,13 +205,20 @@ export function useChatSession(deps: ChatDeps) {
           onEvent: (event) => {
             if (event.type === 'delta') {
               liveText.current += event.text;
+              streamedChars += event.text.length;
+              // An estimate while it streams (about four characters a token); the usage corrects it.
+              dispatch({ type: 'progress', tokens: tokens + Math.ceil(streamedChars / 4) });
               scheduleRedraw();
             } else if (event.type === 'usage') {
               tokens += event.usage.total_tokens;
+              streamedChars = 0;
+              dispatch({ type: 'progress', tokens });
             } else if (event.type === 'tool_call') {
               dispatch({ type: 'item', kind: 'tool', text: `⚙ ${event.call.function.name} ${event.call.function.arguments}` });
-            } else if (event.type === 'tool_result' && event.declined) {
-              dispatch({ type: 'item', kind: 'notice', text: `Declined ${event.call.function.name}.` });
+              dispatch({ type: 'progress', tool: event.call.function.name });
+            } else if (event.type === 'tool_result') {
+              dispatch({ type: 'progress', tool: null });
+              if (event.declined) dispatch({ type: 'item', kind: 'notice', text: `Declined ${event.call.function.name}.` });
             } else if (event.type === 'message') {
               remember(event.message);
               if (event.message.role === 'assistant' && event.message.content) {
@@ -199,8 +227,7 @@ export function useChatSession(deps: ChatDeps) {
                 // What is still live is the end of this message; earlier parts are in the scrollback.
                 const rest = liveText.current;
                 liveText.current = '';
-                dispatch({ type: 'live', text: '' });
-                if (rest.trim()) dispatch({ type: 'item', kind: 'assistant', text: rest, cancelled: event.cancelled ?? false });
+                dispatch({ type: 'endLive', text: rest, cancelled: event.cancelled ?? false });
               }
             }
           },

@@ -23,10 +23,16 @@ describe('input history', () => {
     expect(chatReducer(state(), { type: 'submitted', text: 'second' }).history).toEqual(['first', 'second']);
   });
 
-  it('moves the finished part of the live answer to the scrollback', () => {
-    let s = chatReducer(initialState({ model: 'm', toolsEnabled: true }), { type: 'live', text: 'done part\n\nstill going' });
-    s = chatReducer(s, { type: 'flushLive', length: 11 });
-    expect(s.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'done part', continued: true });
-    expect(s.live).toBe('still going');
+  it('moves finished parts of the live answer to the scrollback, then its end, spaced as the markdown says', () => {
+    let s = initialState({ model: 'm', toolsEnabled: true });
+    s = chatReducer(s, { type: 'commitLive', text: 'first block', gap: true });
+    s = chatReducer(s, { type: 'commitLive', text: '```js\na()', gap: false });
+    s = chatReducer(s, { type: 'endLive', text: '```js\nb()\n```', cancelled: false });
+    expect(s.items.map(({ text, continued, gap }) => ({ text, continued, gap }))).toEqual([
+      { text: 'first block', continued: undefined, gap: undefined },
+      { text: '```js\na()', continued: true, gap: true },
+      { text: '```js\nb()\n```', continued: true, gap: false },
+    ]);
+    expect(s).toMatchObject({ live: '', liveContinues: false, liveGap: false });
   });
 });

@@ -10,6 +10,10 @@ export interface TranscriptItem {
   cancelled?: boolean;
   /** A piece of a long answer that was moved to the scrollback while the rest streamed. */
   continued?: boolean;
+  /** For a continued piece: a blank line before it (it starts a new block), or none. */
+  gap?: boolean;
+  /** Rendered lines of `text` printed before (the finished lines of a code block): not printed again. */
+  skip?: number;
 }
 
 export interface PendingApproval {
@@ -21,6 +25,11 @@ export interface ChatState {
   items: TranscriptItem[];
   /** The answer streaming now (not yet in the scrollback). */
   live: string;
+  /** Part of the answer streaming now is in the scrollback already; `liveGap`: a blank line since. */
+  liveContinues: boolean;
+  liveGap: boolean;
+  /** Rendered lines of `live` already in the scrollback (a code block's finished lines). */
+  liveSkip: number;
   busy: boolean;
   editor: Editor;
   history: string[];
@@ -32,6 +41,8 @@ export interface ChatState {
   lastAnswer: { tokens: number; credits: number | null } | null;
   balance: number | null;
   approval: PendingApproval | null;
+  /** While an answer is on its way: since when, tokens so far (estimated as they stream), the tool running. */
+  progress: { startedAt: number; tokens: number; tool: string | null } | null;
   /** Ctrl+C on an idle prompt arms exit; a second one exits. */
   exitArmed: boolean;
   conversationId: string | null;
@@ -43,9 +54,15 @@ export type ChatEvent =
   | { type: 'submitted'; text: string }
   | { type: 'item'; kind: TranscriptItem['kind']; text: string; cancelled?: boolean }
   | { type: 'live'; text: string }
-  /** Moves the first `length` characters of the live answer to the scrollback. */
-  | { type: 'flushLive'; length: number }
-  | { type: 'busy'; busy: boolean }
+  /**
+   * Moves a finished part of the live answer to the scrollback (less the `liveSkip` lines printed
+   * already); `gap`: a blank line follows it. `keep`: the text stays live, `keep` of its lines printed.
+   */
+  | { type: 'commitLive'; text: string; gap: boolean; keep?: number }
+  /** The live answer's message is done: its last part goes to the scrollback. */
+  | { type: 'endLive'; text: string; cancelled: boolean }
+  | { type: 'busy'; busy: boolean; at?: number }
+  | { type: 'progress'; tokens?: number; tool?: string | null }
   | { type: 'approval'; approval: PendingApproval | null }
   | { type: 'model'; model: string }
   | { type: 'tools'; enabled: boolean }
@@ -58,6 +75,9 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
   return {
     items: [],
     live: '',
+    liveContinues: false,
+    liveGap: false,
+    liveSkip: 0,
     busy: false,
     editor: emptyEditor,
     history: options.history ?? [],
@@ -68,6 +88,7 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
     lastAnswer: null,
     balance: null,
     approval: null,
+    progress: null,
     exitArmed: false,
     conversationId: null,
   };
@@ -80,6 +101,9 @@ const item = (kind: TranscriptItem['kind'], text: string, extra: Partial<Transcr
   text,
   ...extra,
 });
+
+/** How a piece of the streaming answer joins what is already in the scrollback. */
+const continuation = (state: ChatState): Partial<TranscriptItem> => (state.liveContinues ? { continued: true, gap: state.liveGap } : {});
 
 export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
@@ -113,14 +137,31 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       return { ...state, items: [...state.items, item(event.kind, event.text, event.cancelled ? { cancelled: true } : {})] };
     case 'live':
       return { ...state, live: event.text };
-    case 'flushLive':
+    case 'commitLive':
       return {
         ...state,
-        items: [...state.items, item('assistant', state.live.slice(0, event.length).replace(/\n+$/, ''), { continued: true })],
-        live: state.live.slice(event.length),
+        items: [...state.items, item('assistant', event.text, { ...continuation(state), ...(state.liveSkip ? { skip: state.liveSkip } : {}) })],
+        liveContinues: true,
+        liveGap: event.gap,
+        liveSkip: event.keep ?? 0,
       };
+    case 'endLive': {
+      const extra = { ...continuation(state), ...(state.liveSkip ? { skip: state.liveSkip } : {}), ...(event.cancelled ? { cancelled: true } : {}) };
+      const piece = event.text.trim() ? [item('assistant', event.text, extra)] : [];
+      return { ...state, items: [...state.items, ...piece], live: '', liveContinues: false, liveGap: false, liveSkip: 0 };
+    }
     case 'busy':
-      return { ...state, busy: event.busy };
+      return { ...state, busy: event.busy, progress: event.busy ? { startedAt: event.at ?? Date.now(), tokens: 0, tool: null } : null };
+    case 'progress':
+      if (!state.progress) return state;
+      return {
+        ...state,
+        progress: {
+          ...state.progress,
+          ...(event.tokens !== undefined ? { tokens: event.tokens } : {}),
+          ...(event.tool !== undefined ? { tool: event.tool } : {}),
+        },
+      };
     case 'approval':
       return { ...state, approval: event.approval };
     case 'model':

@@ -1,22 +1,46 @@
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
+import stringWidth from 'string-width';
+import { useTerminalSize } from '../../shared/use-terminal-size.js';
 import type { ChatState } from '../state.js';
 
 const credits = (value: number) =>
   value === 0 ? '0' : value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : String(Number(value.toPrecision(2)));
 
-/** Model, what the last answer cost, the balance, and the keys that matter now. */
-export function StatusLine({ state }: { state: ChatState }) {
-  const parts = [state.model];
-  if (state.lastAnswer) {
-    parts.push(`${state.lastAnswer.tokens} tokens${state.lastAnswer.credits !== null ? ` · ${credits(state.lastAnswer.credits)} credits` : ''}`);
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** What the status line says: left, the facts; right, the key that matters now. */
+export function statusParts(state: ChatState, now: number): { left: string[]; hint: string } {
+  if (state.busy && state.progress) {
+    const elapsed = (now - state.progress.startedAt) / 1000;
+    const spinner = SPINNER[Math.floor(elapsed * 10) % SPINNER.length];
+    const left = [`${spinner} ${elapsed.toFixed(1)}s`, `${state.progress.tokens} tokens`];
+    if (state.progress.tool) left.push(`running ${state.progress.tool}`);
+    return { left: [...left, state.model], hint: 'Esc cancels' };
   }
-  if (state.balance !== null) parts.push(`balance ${credits(state.balance)}`);
-  if (!state.toolsEnabled) parts.push('tools off');
-  const hint = state.busy ? 'Esc cancels' : state.exitArmed ? 'Ctrl+C again to exit' : '/help · Ctrl+D exits';
-  return (
-    <Box justifyContent="space-between">
-      <Text dimColor>{parts.join(' · ')}</Text>
-      <Text dimColor>{hint}</Text>
-    </Box>
-  );
+  const left = [state.model];
+  if (state.lastAnswer) {
+    left.push(`${state.lastAnswer.tokens} tokens${state.lastAnswer.credits !== null ? ` · ${credits(state.lastAnswer.credits)} credits` : ''}`);
+  }
+  if (state.balance !== null) left.push(`balance ${credits(state.balance)}`);
+  if (!state.toolsEnabled) left.push('tools off');
+  return { left, hint: state.exitArmed ? 'Ctrl+C again to exit' : '/help · Ctrl+D exits' };
+}
+
+/**
+ * One row, whatever the width: the facts that fit, then the hint when there is room (the live
+ * region above is measured assuming this line never wraps).
+ */
+export function fitStatus(parts: { left: string[]; hint: string }, columns: number): string {
+  const width = Math.max(10, columns - 1);
+  let left = parts.left.join(' · ');
+  while (stringWidth(left) > width && left.includes(' · ')) left = left.slice(0, left.lastIndexOf(' · '));
+  if (stringWidth(left) > width) left = `${left.slice(0, width - 1)}…`;
+  const room = width - stringWidth(left);
+  return room >= stringWidth(parts.hint) + 2 ? `${left}${' '.repeat(room - stringWidth(parts.hint))}${parts.hint}` : left;
+}
+
+/** Model, what the last answer cost, the balance; while answering, time, tokens and the tool running. */
+export function StatusLine({ state, now }: { state: ChatState; now: number }) {
+  const { columns } = useTerminalSize();
+  return <Text dimColor>{fitStatus(statusParts(state, now), columns)}</Text>;
 }

@@ -1,4 +1,5 @@
 import { Box, Static, Text } from 'ink';
+import { dropLines } from '../live-split.js';
 import { renderMarkdown } from '../markdown.js';
 import type { TranscriptItem } from '../state.js';
 
@@ -14,8 +15,8 @@ export function TranscriptLine({ item, width }: { item: TranscriptItem; width: n
       );
     case 'assistant':
       return (
-        <Box flexDirection="column" marginTop={item.continued ? 0 : 1}>
-          <Text>{renderMarkdown(item.text, width)}</Text>
+        <Box flexDirection="column" marginTop={item.continued && !item.gap ? 0 : 1}>
+          <Text>{dropLines(renderMarkdown(item.text, width), item.skip ?? 0)}</Text>
           {item.cancelled ? <Text dimColor>(cancelled)</Text> : null}
         </Box>
       );
