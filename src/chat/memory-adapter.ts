@@ -21,8 +21,8 @@ const oneLine = (text: string, max: number) => {
 export function chatMemory(memory: Memory): ChatMemory {
   const untitled = new Set<string>();
   return {
-    startConversation() {
-      const conversation = memory.conversations.create();
+    startConversation(model) {
+      const conversation = memory.conversations.create({ model });
       untitled.add(conversation.id);
       return conversation.id;
     },
@@ -36,6 +36,8 @@ export function chatMemory(memory: Memory): ChatMemory {
       // A conversation is named after its first question.
       if (message.role === 'user' && untitled.delete(conversationId)) memory.conversations.setTitle(conversationId, oneLine(message.content, 60));
     },
+    setModel: (conversationId, model) => memory.conversations.setModel(conversationId, model),
+    modelOf: (conversationId) => memory.conversations.get(conversationId)?.model ?? null,
     conversations(limit) {
       return memory.conversations.list(limit).map((c) => ({ id: c.id, title: c.title ?? '(untitled)', updatedAt: c.updatedAt }));
     },

@@ -6,6 +6,10 @@ import type { ClientTool, WireMessage } from './types.js';
  */
 export interface ChatMemory {
   startConversation(model: string): string;
+  /** The model a conversation talks to from now on. */
+  setModel(conversationId: string, model: string): void;
+  /** The model a conversation last talked to, or null. */
+  modelOf(conversationId: string): string | null;
   append(conversationId: string, message: WireMessage): void;
   conversations(limit: number): { id: string; title: string; updatedAt: string }[];
   /** The conversation's messages, or null when there is no such conversation. */

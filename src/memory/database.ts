@@ -61,6 +61,13 @@ const migrations: { version: number; sql: string }[] = [
       CREATE INDEX chunks_vault ON chunks (vault_rowid) WHERE vault_rowid IS NOT NULL;
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- The model a conversation talks to, restored with it (--continue, /resume).
+      ALTER TABLE conversations ADD COLUMN model TEXT;
+    `,
+  },
 ];
 
 /** Opens (or creates) a memory file in WAL mode and brings its schema up to date. */

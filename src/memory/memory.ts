@@ -16,6 +16,8 @@ export interface ToolCallRecord {
 export interface Conversation {
   id: string;
   title: string | null;
+  /** The model it talks to (null for conversations from before models were kept). */
+  model: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -112,12 +114,13 @@ export interface VaultHit extends VaultEntry {
 
 export interface Memory {
   readonly conversations: {
-    create(input?: { title?: string }): Conversation;
+    create(input?: { title?: string; model?: string }): Conversation;
     get(id: string): Conversation | null;
     /** Most recently active first. */
     list(limit?: number): Conversation[];
     latest(): Conversation | null;
     setTitle(id: string, title: string): void;
+    setModel(id: string, model: string): void;
   };
   readonly messages: {
     /** Stores a message at once (committed before it returns); its embedding follows in the background. */
@@ -177,9 +180,10 @@ interface PendingRow {
   vault_rowid: number | null;
 }
 
-const toConversation = (row: { id: string; title: string | null; created_at: string; updated_at: string }): Conversation => ({
+const toConversation = (row: { id: string; title: string | null; model: string | null; created_at: string; updated_at: string }): Conversation => ({
   id: row.id,
   title: row.title,
+  model: row.model,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -237,7 +241,8 @@ export function openMemory(options: MemoryOptions): Memory {
   let closed = false;
 
   const sql = {
-    insertConversation: db.prepare('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)'),
+    insertConversation: db.prepare('INSERT INTO conversations (id, title, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?)'),
+    setModel: db.prepare('UPDATE conversations SET model = ? WHERE id = ?'),
     getConversation: db.prepare('SELECT * FROM conversations WHERE id = ?'),
     listConversations: db.prepare('SELECT * FROM conversations ORDER BY updated_at DESC, rowid DESC LIMIT ?'),
     setTitle: db.prepare('UPDATE conversations SET title = ? WHERE id = ?'),
@@ -429,8 +434,8 @@ export function openMemory(options: MemoryOptions): Memory {
       create(input = {}) {
         const id = newId('conv');
         const time = now();
-        sql.insertConversation.run(id, input.title ?? null, time, time);
-        return { id, title: input.title ?? null, createdAt: time, updatedAt: time };
+        sql.insertConversation.run(id, input.title ?? null, input.model ?? null, time, time);
+        return { id, title: input.title ?? null, model: input.model ?? null, createdAt: time, updatedAt: time };
       },
       get(id) {
         const row = sql.getConversation.get(id) as Parameters<typeof toConversation>[0] | undefined;
@@ -441,6 +446,10 @@ export function openMemory(options: MemoryOptions): Memory {
       setTitle(id, title) {
         requireConversation(id);
         sql.setTitle.run(title, id);
+      },
+      setModel(id, model) {
+        requireConversation(id);
+        sql.setModel.run(model, id);
       },
     },
 

@@ -185,6 +185,27 @@ describe('cancelling and leaving', () => {
     await expectCancelled(chat);
   });
 
+  it('after a cancel, the status line shows what was really charged and the balance, not the hold', async () => {
+    const balanceOf = async () => (await stalling.call('GET', '/api/v1/credits/balance')).body as { credits: number; held_credits: number };
+    const chat = openChat({ on: stalling, settings: { model: 'paid/echo' } });
+    await vi.waitFor(() => expect(chat.status()).toMatch(/balance \d/));
+    const before = (await balanceOf()).credits;
+    chat.send('tell me everything');
+    await chat.shows(/partial answer[\s\S]*Esc cancels/);
+    chat.press(KEY.esc);
+    await chat.shows(/\(cancelled\)/);
+    await vi.waitFor(() => expect(chat.status()).toMatch(/credits · balance/));
+    const after = await balanceOf();
+    expect(after.held_credits).toBe(0);
+    const charged = Number(/· ([\d.]+) credits · balance/.exec(chat.status())?.[1]);
+    const shownBalance = Number(/balance ([\d.]+)/.exec(chat.status())?.[1]);
+    expect(charged).toBeCloseTo(before - after.credits, 1);
+    // paid/echo holds 100 output tokens (20 credits and more); a few tokens were produced.
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThan(5);
+    expect(shownBalance).toBeCloseTo(after.credits, 0);
+  });
+
   it('Ctrl+C cancels a slow answer too', async () => {
     const chat = await stalled();
     chat.press(KEY.ctrlC);

@@ -94,7 +94,7 @@ export function ChatApp(deps: ChatDeps) {
       <Transcript items={state.items} width={width} />
       <LiveMessage
         text={state.live}
-        skip={state.liveSkip}
+        printed={state.livePrinted}
         busy={state.busy}
         width={width}
         continues={state.liveContinues && !state.liveGap}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { dropLines, planCommit, rowsOf } from './live-split.js';
+import { planCommit, renderUnprinted, rowsOf } from './live-split.js';
 import { renderMarkdown } from './markdown.js';
 
-const room = { width: 40, columns: 42, maxRows: 6, skip: 0 };
+const room = { width: 40, columns: 42, maxRows: 6, printed: '' };
 
 describe('planCommit: what of a streaming answer goes to the scrollback now', () => {
   it('keeps a short block live', () => {
@@ -29,10 +29,10 @@ describe('planCommit: what of a streaming answer goes to the scrollback now', ()
 
   it('prints the finished lines of a code block as they finish, the block staying live for its context', () => {
     const code = ['```ts', 'one()', 'two()', 'thr'].join('\n');
-    expect(planCommit(code, room)).toEqual({ kind: 'code', through: '```ts\none()\ntwo()', lines: 2 });
-    expect(planCommit(code, { ...room, skip: 2 })).toBeNull();
-    // Each finished code line is one rendered line: what is printed is what is skipped after.
-    expect(dropLines(renderMarkdown(`${code}ee()`, 40), 2).trim()).toBe("three()");
+    expect(planCommit(code, room)).toEqual({ kind: 'code', through: '```ts\none()\ntwo()' });
+    expect(planCommit(code, { ...room, printed: '```ts\none()\ntwo()' })).toBeNull();
+    // What is printed is what is left out of the live rendering after.
+    expect(renderUnprinted(`${code}ee()`, '```ts\none()\ntwo()', 40).trim()).toBe('three()');
   });
 
   it('cuts another block taller than the room at its last line break, or one long line at a space', () => {

@@ -18,8 +18,8 @@ import { renderMarkdown } from './markdown.js';
 export type CommitPlan =
   /** Move `commit` to the scrollback (minus the `skip` lines printed before); `rest` stays live. */
   | { kind: 'text'; commit: string; rest: string; gap: boolean }
-  /** Print the finished lines of the open code block: `through` renders to `lines` lines. */
-  | { kind: 'code'; through: string; lines: number };
+  /** Print the finished lines of the open code block, `through` being the block up to them. */
+  | { kind: 'code'; through: string };
 
 /** Terminal rows a rendered text takes at `columns`, long lines wrapping as the terminal wraps them. */
 export function rowsOf(rendered: string, columns: number): number {
@@ -27,9 +27,14 @@ export function rowsOf(rendered: string, columns: number): number {
   return rendered.split('\n').reduce((rows, line) => rows + Math.max(1, Math.ceil(stringWidth(stripVTControlCharacters(line)) / columns)), 0);
 }
 
-/** A rendered text without its first `skip` lines (those already in the scrollback). */
-export function dropLines(rendered: string, skip: number): string {
-  return skip > 0 ? rendered.split('\n').slice(skip).join('\n') : rendered;
+/**
+ * A markdown text rendered at `width`, without what its start `printed` renders to (a code
+ * block's lines already in the scrollback). Measured at the width drawn now, so a resize keeps it right.
+ */
+export function renderUnprinted(text: string, printed: string, width: number): string {
+  const rendered = renderMarkdown(text, width);
+  if (!printed) return rendered;
+  return rendered.split('\n').slice(renderMarkdown(printed, width).split('\n').length).join('\n');
 }
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/;
@@ -53,7 +58,7 @@ function fences(lines: string[]): { inside: boolean[]; openAt: number | null } {
 
 const nonBlank = (lines: string[]) => lines.some((line) => line.trim() !== '');
 
-export function planCommit(text: string, options: { width: number; columns: number; maxRows: number; skip: number }): CommitPlan | null {
+export function planCommit(text: string, options: { width: number; columns: number; maxRows: number; printed: string }): CommitPlan | null {
   const lines = text.split('\n');
   const { inside, openAt } = fences(lines);
   // The last line may still be growing; a blank line before it ends a finished block.
@@ -67,11 +72,12 @@ export function planCommit(text: string, options: { width: number; columns: numb
     if (openAt > 0 && nonBlank(lines.slice(0, openAt))) {
       return { kind: 'text', commit: lines.slice(0, openAt).join('\n').replace(/\n+$/, ''), rest: lines.slice(openAt).join('\n'), gap: true };
     }
-    const finished = lines.length - 2 - openAt; // code lines before the one still being written
-    if (openAt === 0 && finished > options.skip) return { kind: 'code', through: lines.slice(0, lines.length - 1).join('\n'), lines: finished };
+    // The code lines before the one still being written, when there are more than were printed.
+    const through = lines.slice(0, lines.length - 1).join('\n');
+    if (openAt === 0 && lines.length - 2 > 0 && through.length > options.printed.length) return { kind: 'code', through };
     return null;
   }
-  if (rowsOf(dropLines(renderMarkdown(text, options.width), options.skip), options.columns) <= options.maxRows) return null;
+  if (rowsOf(renderUnprinted(text, options.printed, options.width), options.columns) <= options.maxRows) return null;
   // One block taller than the room: its finished lines go now.
   if (lines.length > 1) return { kind: 'text', commit: lines.slice(0, -1).join('\n'), rest: lines.at(-1) ?? '', gap: false };
   // One long line: cut at the last space that leaves the rest a few rows.

@@ -10,6 +10,9 @@ import { useTerminalSize } from '../shared/use-terminal-size.js';
 
 /** Rows around the live answer while it streams: its margin, the composer, the status line, and one spare. */
 const LIVE_CHROME_ROWS = 5;
+/** How often, and how long apart, the balance is read again while a charge is still held. */
+const SETTLE_ATTEMPTS = 20;
+const SETTLE_WAIT_MS = 25;
 /** Rows an approval dialog takes below the answer. */
 const APPROVAL_ROWS = 6;
 import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
@@ -84,11 +87,20 @@ export function useChatSession(deps: ChatDeps) {
   const notice = useCallback((text: string) => dispatch({ type: 'item', kind: 'notice', text }), []);
   const failure = useCallback((error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error) }), []);
 
+  /**
+   * The balance once nothing is held for this chat: right after an answer (a cancelled one above
+   * all) the server may still be settling it, and a held amount is not what was charged.
+   */
   const refreshBalance = useCallback(async () => {
     try {
-      const balance = (await client.call({ method: 'GET', path: '/credits/balance' })) as { credits: number };
-      dispatch({ type: 'balance', balance: balance.credits });
-      return balance.credits;
+      for (let attempt = 0; ; attempt++) {
+        const balance = (await client.call({ method: 'GET', path: '/credits/balance' })) as { credits: number; held_credits: number };
+        if (balance.held_credits === 0 || attempt >= SETTLE_ATTEMPTS) {
+          dispatch({ type: 'balance', balance: balance.credits });
+          return balance.credits;
+        }
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
+      }
     } catch {
       return null;
     }
@@ -105,10 +117,10 @@ export function useChatSession(deps: ChatDeps) {
     const room = rows - LIVE_CHROME_ROWS - (stateRef.current.approval ? APPROVAL_ROWS : 0);
     const maxRows = Math.max(2, settings.liveRows > 0 ? Math.min(settings.liveRows, room) : room);
     let text = liveText.current;
-    const next = () => planCommit(text, { width: markdownWidth(columns), columns, maxRows, skip: stateRef.current.liveSkip });
+    const next = () => planCommit(text, { width: markdownWidth(columns), columns, maxRows, printed: stateRef.current.livePrinted });
     for (let plan = next(); plan; plan = next()) {
       if (plan.kind === 'code') {
-        dispatch({ type: 'commitLive', text: plan.through, gap: false, keep: plan.lines });
+        dispatch({ type: 'commitLive', text: plan.through, gap: false, keep: plan.through });
       } else {
         dispatch({ type: 'commitLive', text: plan.commit, gap: plan.gap });
         text = plan.rest;

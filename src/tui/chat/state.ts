@@ -12,8 +12,8 @@ export interface TranscriptItem {
   continued?: boolean;
   /** For a continued piece: a blank line before it (it starts a new block), or none. */
   gap?: boolean;
-  /** Rendered lines of `text` printed before (the finished lines of a code block): not printed again. */
-  skip?: number;
+  /** The start of `text` printed before (the finished lines of a code block): not printed again. */
+  printed?: string;
 }
 
 export interface PendingApproval {
@@ -28,8 +28,8 @@ export interface ChatState {
   /** Part of the answer streaming now is in the scrollback already; `liveGap`: a blank line since. */
   liveContinues: boolean;
   liveGap: boolean;
-  /** Rendered lines of `live` already in the scrollback (a code block's finished lines). */
-  liveSkip: number;
+  /** The start of `live` already in the scrollback (a code block's finished lines). */
+  livePrinted: string;
   busy: boolean;
   editor: Editor;
   history: string[];
@@ -55,10 +55,10 @@ export type ChatEvent =
   | { type: 'item'; kind: TranscriptItem['kind']; text: string; cancelled?: boolean }
   | { type: 'live'; text: string }
   /**
-   * Moves a finished part of the live answer to the scrollback (less the `liveSkip` lines printed
-   * already); `gap`: a blank line follows it. `keep`: the text stays live, `keep` of its lines printed.
+   * Moves a finished part of the live answer to the scrollback (less `livePrinted`, printed
+   * already); `gap`: a blank line follows it. `keep`: the text stays live, and this much of it is printed.
    */
-  | { type: 'commitLive'; text: string; gap: boolean; keep?: number }
+  | { type: 'commitLive'; text: string; gap: boolean; keep?: string }
   /** The live answer's message is done: its last part goes to the scrollback. */
   | { type: 'endLive'; text: string; cancelled: boolean }
   | { type: 'busy'; busy: boolean; at?: number }
@@ -77,7 +77,7 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
     live: '',
     liveContinues: false,
     liveGap: false,
-    liveSkip: 0,
+    livePrinted: '',
     busy: false,
     editor: emptyEditor,
     history: options.history ?? [],
@@ -140,15 +140,15 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
     case 'commitLive':
       return {
         ...state,
-        items: [...state.items, item('assistant', event.text, { ...continuation(state), ...(state.liveSkip ? { skip: state.liveSkip } : {}) })],
+        items: [...state.items, item('assistant', event.text, { ...continuation(state), ...(state.livePrinted ? { printed: state.livePrinted } : {}) })],
         liveContinues: true,
         liveGap: event.gap,
-        liveSkip: event.keep ?? 0,
+        livePrinted: event.keep ?? '',
       };
     case 'endLive': {
-      const extra = { ...continuation(state), ...(state.liveSkip ? { skip: state.liveSkip } : {}), ...(event.cancelled ? { cancelled: true } : {}) };
+      const extra = { ...continuation(state), ...(state.livePrinted ? { printed: state.livePrinted } : {}), ...(event.cancelled ? { cancelled: true } : {}) };
       const piece = event.text.trim() ? [item('assistant', event.text, extra)] : [];
-      return { ...state, items: [...state.items, ...piece], live: '', liveContinues: false, liveGap: false, liveSkip: 0 };
+      return { ...state, items: [...state.items, ...piece], live: '', liveContinues: false, liveGap: false, livePrinted: '' };
     }
     case 'busy':
       return { ...state, busy: event.busy, progress: event.busy ? { startedAt: event.at ?? Date.now(), tokens: 0, tool: null } : null };

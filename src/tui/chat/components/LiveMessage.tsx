@@ -1,11 +1,10 @@
 import { Box, Text } from 'ink';
-import { dropLines } from '../live-split.js';
-import { renderMarkdown } from '../markdown.js';
+import { renderUnprinted } from '../live-split.js';
 
 /** The answer streaming now: the only part of the screen that redraws while it streams. */
-export function LiveMessage({ text, skip, busy, width, continues }: { text: string; skip: number; busy: boolean; width: number; continues: boolean }) {
+export function LiveMessage({ text, printed, busy, width, continues }: { text: string; printed: string; busy: boolean; width: number; continues: boolean }) {
   if (!busy) return null;
-  const shown = dropLines(renderMarkdown(text, width), skip);
+  const shown = renderUnprinted(text, printed, width);
   return (
     <Box flexDirection="column" marginTop={continues ? 0 : 1}>
       {shown ? <Text>{shown}</Text> : <Text dimColor>{text ? '' : '…'}</Text>}

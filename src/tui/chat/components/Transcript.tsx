@@ -1,6 +1,5 @@
 import { Box, Static, Text } from 'ink';
-import { dropLines } from '../live-split.js';
-import { renderMarkdown } from '../markdown.js';
+import { renderUnprinted } from '../live-split.js';
 import type { TranscriptItem } from '../state.js';
 
 /** One finished entry: drawn once into the scrollback, never redrawn. */
@@ -16,7 +15,7 @@ export function TranscriptLine({ item, width }: { item: TranscriptItem; width: n
     case 'assistant':
       return (
         <Box flexDirection="column" marginTop={item.continued && !item.gap ? 0 : 1}>
-          <Text>{dropLines(renderMarkdown(item.text, width), item.skip ?? 0)}</Text>
+          <Text>{renderUnprinted(item.text, item.printed ?? '', width)}</Text>
           {item.cancelled ? <Text dimColor>(cancelled)</Text> : null}
         </Box>
       );
