@@ -260,3 +260,31 @@ export function useApiCli() {
     },
   };
 }
+
+/**
+ * Runs `svc <args…> | head -c 1`: the reader goes away after the first chunk of stdout, as `head`
+ * does, and the command goes on writing into a closed pipe.
+ */
+export function runSvcIntoClosedPipe(args: readonly string[], options: RunOptions): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; read: number }> {
+  const { home, env, input } = options;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: childEnv(home, env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    let read = 0;
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.once('data', (chunk: Buffer) => {
+      read = chunk.length;
+      child.stdout.destroy();
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input ?? '');
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out: svc ${args.join(' ')}; stderr: ${stderr}`));
+    }, 15_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr, read });
+    });
+  });
+}

@@ -129,7 +129,7 @@ export class ChatCommand extends SvcCommand {
       const resume = this.conversation ?? (this.continue ? memory.latest() : null);
       if (this.continue && !resume) stderr.write('svc: no earlier conversation to continue; starting a new one.\n');
       if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory, extraTools);
-      return await this.runScreen(screenModule ?? import('../../tui/chat/launch.js'), client, settings, memory, resume, extraTools);
+      return await this.runScreen(screenModule ?? import('../../tui/chat/launch.js'), client, settings, memory, resume, extraTools, config.home);
     } catch (error) {
       return this.report(error);
     } finally {
@@ -171,8 +171,9 @@ export class ChatCommand extends SvcCommand {
     memory: ChatMemory,
     resume: string | null,
     extraTools: ClientTool[],
+    home: string,
   ) {
-    const { launchChat } = await screen;
+    const [{ launchChat }, { fileHistory }] = await Promise.all([screen, import('../../chat/input-history.js')]);
     await launchChat({
       client,
       memory,
@@ -181,6 +182,7 @@ export class ChatCommand extends SvcCommand {
       resume,
       extraTools,
       writeRaw: (text: string) => process.stdout.write(text),
+      history: fileHistory(join(home, 'chat_history.jsonl')),
     });
     return ExitCode.ok;
   }

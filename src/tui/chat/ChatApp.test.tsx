@@ -11,7 +11,12 @@ import type { ClientTool } from '../../chat/types.js';
 import { createClient } from '../../client/client.js';
 import { buildManifest } from '../../contract/manifest.js';
 import { ChatApp } from './ChatApp.js';
-import type { ChatSettings } from './session.js';
+import type { ChatSettings, InputHistory } from './session.js';
+import { fileHistory } from '../../chat/input-history.js';
+import { expandHome } from './path-complete.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * The chat screen as a user meets it: keys into stdin, the drawn frame out, against the real
@@ -46,7 +51,9 @@ const memoryFiles = useMemoryFiles();
 /** A real client-side memory in a temp file, embedding with a deterministic bag of words. */
 const openChatMemory = (): ChatMemory => chatMemory(memoryFiles.open().memory);
 
-function openChat(options: { on?: TestServer; memory?: ChatMemory; settings?: Partial<ChatSettings>; extraTools?: ClientTool[] } = {}) {
+function openChat(
+  options: { on?: TestServer; memory?: ChatMemory; settings?: Partial<ChatSettings>; extraTools?: ClientTool[]; history?: InputHistory; resume?: string } = {},
+) {
   const on = options.on ?? server;
   const exit = vi.fn();
   const app = render(
@@ -55,6 +62,8 @@ function openChat(options: { on?: TestServer; memory?: ChatMemory; settings?: Pa
       memory={options.memory ?? null}
       settings={{ ...SETTINGS, ...options.settings }}
       extraTools={options.extraTools ?? []}
+      {...(options.history ? { history: options.history } : {})}
+      {...(options.resume ? { resume: options.resume } : {})}
       exit={exit}
       writeRaw={() => {}}
     />,
@@ -175,6 +184,7 @@ describe('cancelling and leaving', () => {
     await chat.shows(/partial answer\n\(cancelled\)/);
     await chat.idle();
     chat.send('/model local/echo');
+    await chat.shows('Model: local/echo');
     await chat.ask('still here?');
     expect(chat.exit).not.toHaveBeenCalled();
   }
@@ -236,14 +246,16 @@ describe('cancelling and leaving', () => {
 });
 
 describe('errors', () => {
-  it('an unknown model gives an error line, and the chat goes on', async () => {
+  it('/model checks the id against the server at once: an unknown model or provider is an error, and nothing changes', async () => {
     const chat = openChat();
     chat.send('/model nope/x');
-    await vi.waitFor(() => expect(chat.status()).toMatch(/^nope\/x\b/));
-    chat.send('anyone there?');
-    await chat.shows(/✖ .*nope.*\n?.*Pick another with\s+\/model/);
-    await chat.idle();
-    chat.send('/model local/echo');
+    await chat.shows(/✖ No provider 'nope' is configured on this server \(it has local\)\.\s+\/model lists the models\./);
+    chat.send('/model local/nothing');
+    await chat.shows(/✖ This server has no chat model 'local\/nothing'\./);
+    // An embeddings model is no chat model either.
+    chat.send('/model local/embed');
+    await chat.shows(/✖ This server has no chat model 'local\/embed'\./);
+    expect(chat.status()).toMatch(/^local\/echo\b/);
     await chat.ask('and now?');
   });
 });
@@ -268,14 +280,25 @@ describe('slash commands', () => {
     await chat.shows('Commands:');
   });
 
-  it('/model lists the models; /model <id> switches, and the status line says so', async () => {
+  it('/model opens a picker: typing filters, ↑ ↓ move, Enter switches, Esc closes; /model <id> switches', async () => {
     const chat = openChat({ on: stalling });
     chat.send('/model');
-    await chat.shows(/Models .*\n(.*\n)*.*● *local\/echo/);
+    await chat.shows(/Model · type to filter/);
+    expect(chat.screen()).toMatch(/› local\/echo/);
     expect(chat.screen()).toContain('paid/echo');
-    chat.send('/model paid/echo');
+    chat.press('pai');
+    await chat.shows(/Model · type to filter.*pai/);
+    await vi.waitFor(() => expect(chat.screen()).not.toMatch(/^(› | {2})local\/echo/m));
+    chat.press(KEY.enter);
     await chat.shows('Model: paid/echo');
     await vi.waitFor(() => expect(chat.status()).toMatch(/^paid\/echo · balance/));
+    chat.send('/model');
+    await chat.shows(/Model · type to filter/);
+    chat.press(KEY.esc);
+    await vi.waitFor(() => expect(chat.screen()).not.toMatch(/Model · type to filter/));
+    expect(chat.status()).toMatch(/^paid\/echo\b/);
+    chat.send('/model local/echo');
+    await chat.shows('Model: local/echo');
   });
 
   it('/tools off stops offering tools, /tools on offers them again', async () => {
@@ -388,3 +411,86 @@ describe('admin tools (--admin-tools)', () => {
     expect(await appNames()).toContain('Allowed app');
   });
 });
+
+describe('input: attachments, pastes, history', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-chat-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it('/attach attaches a file to the next question, not at once; Tab completes its path', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'notes'));
+    writeFileSync(join(dir, 'notes', 'plan.txt'), 'step one: tests');
+    writeFileSync(join(dir, 'notes', 'pictures.txt'), 'none');
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    chat.press(`/attach ${dir}/no`, KEY.tab);
+    await vi.waitFor(() => expect(chat.prompt()).toContain(`/attach ${dir}/notes/`));
+    chat.press('p', KEY.tab);
+    await chat.shows(/pictures\.txt {2}plan\.txt/);
+    chat.press('l', KEY.tab);
+    await vi.waitFor(() => expect(chat.prompt()).toContain(`/attach ${dir}/notes/plan.txt`));
+    chat.press(KEY.enter);
+    await chat.shows(`Attached ${dir}/notes/plan.txt (15 bytes): it goes with your next question.`);
+    expect(chat.screen()).toContain(`attached for the next question: ${dir}/notes/plan.txt`);
+    // Nothing was asked yet: the file goes with the question that comes next.
+    expect(chat.screen()).not.toContain('you said');
+    chat.send('what is the plan?');
+    await chat.shows(/you said:[\s\S]*step one: tests[\s\S]*what is the plan\?/);
+    await chat.idle();
+    expect(chat.screen()).not.toContain('attached for the next question');
+    chat.send('/attach /no/such/file');
+    await chat.shows('Cannot read /no/such/file: no such file');
+  });
+
+  it('~ in a path is the home directory', () => {
+    expect(expandHome('~/notes.txt')).toBe(join(homedir(), 'notes.txt'));
+    expect(expandHome('~')).toBe(homedir());
+    expect(expandHome('/abs/~x')).toBe('/abs/~x');
+  });
+
+  it('a long paste collapses to one line in the composer and is sent whole', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    const pasted = Array.from({ length: 12 }, (_, i) => `pasted line ${i}`).join('\n');
+    chat.press('look: ');
+    chat.press(pasted);
+    await vi.waitFor(() => expect(chat.prompt()).toContain('look: [Pasted text #1: 12 lines]'));
+    expect(chat.screen()).not.toContain('pasted line 5');
+    chat.press(KEY.enter);
+    await chat.shows(/you said:[\s\S]*look: pasted line 0[\s\S]*pasted line 11/);
+  });
+
+  it('keeps the input history across sessions; Ctrl+R searches it', async () => {
+    const history = fileHistory(join(tempDir(), 'chat_history.jsonl'));
+    const first = openChat({ history });
+    await first.ask('how do holds work?');
+    await first.ask('what is a ledger?');
+    cleanup();
+    const second = openChat({ history });
+    await second.shows(PLACEHOLDER);
+    second.press(KEY.up);
+    await vi.waitFor(() => expect(second.prompt()).toContain('what is a ledger?'));
+    second.press(KEY.down, '\u0012');
+    await second.shows(/History · type to filter/);
+    second.press('holds');
+    await vi.waitFor(() => expect(second.screen()).not.toMatch(/^ {2}what is a ledger\?/m));
+    second.press(KEY.enter);
+    await vi.waitFor(() => expect(second.prompt()).toContain('how do holds work?'));
+  });
+
+  it('/resume and --continue go on with the conversation\'s model', async () => {
+    const memory = openChatMemory();
+    const id = memory.startConversation('local/echo');
+    memory.append(id, { role: 'user', content: 'earlier question' });
+    memory.setModel(id, 'paid/echo');
+    const chat = openChat({ on: stalling, memory, resume: id });
+    await chat.shows(`Resumed conversation ${id}.`);
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^paid\/echo\b/));
+  });
+});
+

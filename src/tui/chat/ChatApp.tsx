@@ -12,21 +12,46 @@ import { backspace, deleteWord, emptyEditor, insert, move, withText } from '../s
 import { actionFor } from './keys.js';
 import { useChatSession, type ChatDeps } from './session.js';
 import { completions, runSlash } from './slash-commands.js';
+import { completePath } from './path-complete.js';
+import { Picker } from './components/Picker.js';
+import { pickerMatches } from './state.js';
+import { expandPastes, PASTE_COLLAPSE_CHARS, PASTE_COLLAPSE_LINES } from './paste.js';
 
 /** The chat screen: the session holds the state; this wires keys to it and draws. */
 export function ChatApp(deps: ChatDeps) {
   const session = useChatSession(deps);
   const { state, dispatch, latest } = session;
-  const width = markdownWidth(useTerminalSize().columns);
+  const { columns, rows } = useTerminalSize();
+  const width = markdownWidth(columns);
   // The spinner and elapsed time move while an answer is on its way.
   const now = useNow(state.busy ? 100 : null);
 
   const submit = (raw: string) => {
-    const text = raw.trim();
+    // Collapsed pastes go out whole.
+    const text = expandPastes(raw, latest().pastes).trim();
     if (!text) return;
     dispatch({ type: 'submitted', text });
-    if (text.startsWith('/')) void runSlash(session, text);
-    else void session.ask(text);
+    session.rememberInput(text);
+    if (text.startsWith('/')) {
+      // A command and what it answers are an item of their own, apart from the answer before.
+      dispatch({ type: 'item', kind: 'command', text });
+      void runSlash(session, text);
+    } else {
+      void session.ask(text);
+    }
+  };
+
+  /** Keys while a list is open (/model, Ctrl+R): they filter and pick in it. */
+  const pickerKey = (input: string, key: Key) => {
+    const picker = latest().picker;
+    if (!picker) return;
+    const matches = pickerMatches(picker);
+    if (key.escape || (key.ctrl && input === 'c')) return dispatch({ type: 'picker', picker: null });
+    if (key.return) return session.pick(matches[picker.index]);
+    if (key.upArrow) return dispatch({ type: 'picker', picker: { ...picker, index: Math.max(0, picker.index - 1) } });
+    if (key.downArrow) return dispatch({ type: 'picker', picker: { ...picker, index: Math.min(matches.length - 1, picker.index + 1) } });
+    if (key.backspace || key.delete) return dispatch({ type: 'picker', picker: { ...picker, filter: picker.filter.slice(0, -1), index: 0 } });
+    if (input && !key.ctrl && !key.meta) dispatch({ type: 'picker', picker: { ...picker, filter: picker.filter + input, index: 0 } });
   };
 
   useInput((input: string, key: Key) => {
@@ -37,6 +62,7 @@ export function ChatApp(deps: ChatDeps) {
       if (choice) session.resolveApproval(choice);
       return;
     }
+    if (state.picker) return pickerKey(input, key);
     const action = actionFor(input, key);
     const editor = state.editor;
     switch (action) {
@@ -71,7 +97,16 @@ export function ChatApp(deps: ChatDeps) {
         return dispatch({ type: 'edit', editor: deleteWord(editor) });
       case 'clearLine':
         return dispatch({ type: 'edit', editor: emptyEditor });
+      case 'search':
+        if (!state.busy) session.openHistorySearch();
+        return;
       case 'complete': {
+        const attach = /^\/attach\s+(.*)$/.exec(editor.text);
+        if (attach) {
+          const { completed, matches } = completePath(attach[1] ?? '');
+          dispatch({ type: 'edit', editor: withText(`/attach ${completed}`) });
+          return dispatch({ type: 'pathMatches', matches });
+        }
         const first = completions(editor.text)[0];
         if (first) dispatch({ type: 'edit', editor: withText(`/${first.name}${first.args ? ' ' : ''}`) });
         return;
@@ -84,7 +119,12 @@ export function ChatApp(deps: ChatDeps) {
           const typed = insert(editor, input.slice(0, -1));
           return submit(typed.text);
         }
-        dispatch({ type: 'edit', editor: insert(editor, input) });
+        const text = input.replace(/\r\n?/g, '\n');
+        // A long paste stays one line in the composer (it would not fit); it is sent whole.
+        if (text.length > 1 && (text.split('\n').length >= PASTE_COLLAPSE_LINES || text.length > PASTE_COLLAPSE_CHARS)) {
+          return dispatch({ type: 'paste', text });
+        }
+        dispatch({ type: 'edit', editor: insert(editor, text) });
       }
     }
   });
@@ -100,8 +140,9 @@ export function ChatApp(deps: ChatDeps) {
         continues={state.liveContinues && !state.liveGap}
       />
       {state.approval ? <ApprovalDialog approval={state.approval} /> : null}
-      <Composer editor={state.editor} disabled={state.busy} placeholder={state.busy ? '' : ' Ask anything, or /help'} />
-      <SlashHints commands={completions(state.editor.text)} />
+      {state.picker ? <Picker picker={state.picker} rows={Math.min(10, rows - 6)} /> : null}
+      <Composer editor={state.editor} disabled={state.busy} placeholder={state.busy ? '' : ' Ask anything, or /help'} maxRows={Math.max(1, rows - 8)} />
+      <SlashHints commands={completions(state.editor.text)} paths={state.pathMatches} attachments={state.attachments.map((a) => a.path)} />
       <StatusLine state={state} now={now} />
     </Box>
   );

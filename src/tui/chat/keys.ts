@@ -16,6 +16,7 @@ export type ChatKeyAction =
   | 'backspace'
   | 'deleteWord'
   | 'clearLine'
+  | 'search'
   | 'complete';
 
 export interface KeyBinding {
@@ -39,8 +40,9 @@ export const keyBindings: KeyBinding[] = [
   { action: 'end', keys: 'Ctrl+E', description: 'end of line', matches: (i, k) => k.ctrl && i === 'e' },
   { action: 'deleteWord', keys: 'Ctrl+W', description: 'delete the previous word', matches: (i, k) => k.ctrl && i === 'w' },
   { action: 'clearLine', keys: 'Ctrl+U', description: 'clear the input', matches: (i, k) => k.ctrl && i === 'u' },
+  { action: 'search', keys: 'Ctrl+R', description: 'search the input history (kept across sessions)', matches: (i, k) => k.ctrl && i === 'r' },
   { action: 'backspace', keys: 'Backspace', description: 'delete', matches: (_i, k) => k.backspace || k.delete },
-  { action: 'complete', keys: 'Tab', description: 'complete a slash command', matches: (_i, k) => k.tab },
+  { action: 'complete', keys: 'Tab', description: 'complete a slash command, or the path after /attach', matches: (_i, k) => k.tab },
 ];
 
 export function actionFor(input: string, key: Key): ChatKeyAction | null {

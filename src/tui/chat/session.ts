@@ -16,6 +16,7 @@ const SETTLE_WAIT_MS = 25;
 /** Rows an approval dialog takes below the answer. */
 const APPROVAL_ROWS = 6;
 import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
+import { withText } from '../shared/editor.js';
 
 export interface ChatSettings {
   model: string;
@@ -42,6 +43,15 @@ export interface ChatDeps {
   exit(): void;
   /** Writes straight to the terminal (OSC 52 clipboard). */
   writeRaw(text: string): void;
+  /** The input history kept across sessions (~/.svc/chat_history.jsonl); none in a throwaway chat. */
+  history?: InputHistory;
+}
+
+/** Where the input history lives between sessions. */
+export interface InputHistory {
+  /** Oldest first. */
+  entries(): string[];
+  add(text: string): void;
 }
 
 export type ApprovalChoice = 'once' | 'session' | 'deny';
@@ -62,7 +72,11 @@ export function describeFailure(error: unknown): string {
 /** The chat's state and everything that changes it: one container, the components only draw. */
 export function useChatSession(deps: ChatDeps) {
   const { client, memory, settings } = deps;
-  const [state, enqueue] = useReducer(chatReducer, { model: settings.model, toolsEnabled: settings.toolsEnabled }, initialState);
+  const [state, enqueue] = useReducer(
+    chatReducer,
+    { model: settings.model, toolsEnabled: settings.toolsEnabled, history: deps.history?.entries() ?? [] },
+    initialState,
+  );
   const stateRef = useRef<ChatState>(state);
   stateRef.current = state;
   /**
@@ -192,8 +206,12 @@ export function useChatSession(deps: ChatDeps) {
   const ask = useCallback(
     async (question: string) => {
       ensureConversation();
-      dispatch({ type: 'item', kind: 'user', text: question });
-      remember({ role: 'user', content: question });
+      // Files attached with /attach go with this question, ahead of it.
+      const attachments = stateRef.current.attachments;
+      if (attachments.length > 0) dispatch({ type: 'attachmentsSent' });
+      const files = attachments.map((file) => `Attached file ${file.path}:\n\n\`\`\`\n${file.text}\n\`\`\``);
+      dispatch({ type: 'item', kind: 'user', text: attachments.length ? `${question}\n(attached: ${attachments.map((a) => a.path).join(', ')})` : question });
+      remember({ role: 'user', content: [...files, question].join('\n\n') });
       const controller = new AbortController();
       abort.current = controller;
       dispatch({ type: 'busy', busy: true, at: Date.now() });
@@ -261,6 +279,78 @@ export function useChatSession(deps: ChatDeps) {
     [client, ensureConversation, remember, scheduleRedraw, settings, tools, approve, failure, notice, refreshBalance],
   );
 
+  /** Every chat model the server serves, every page of them; read once a session. */
+  const chatModels = useRef<string[] | null>(null);
+  const listModels = useCallback(async (): Promise<string[]> => {
+    if (chatModels.current) return chatModels.current;
+    const ids: string[] = [];
+    let pageToken: string | null = null;
+    do {
+      const page = (await client.call(
+        { method: 'GET', path: '/models' },
+        { query: { page_size: 200, ...(pageToken ? { page_token: pageToken } : {}) } },
+      )) as { data: { id: string; capabilities: string[] }[]; next_page_token: string | null };
+      ids.push(...page.data.filter((m) => m.capabilities.includes('chat')).map((m) => m.id));
+      pageToken = page.next_page_token;
+    } while (pageToken);
+    chatModels.current = ids;
+    return ids;
+  }, [client]);
+
+  /** Switches to a model the server serves; anything else says why not, and nothing changes. */
+  const chooseModel = useCallback(
+    async (id: string) => {
+      let models: string[];
+      try {
+        models = await listModels();
+      } catch (error) {
+        return failure(error);
+      }
+      if (!models.includes(id)) {
+        const providers = [...new Set(models.map((m) => m.split('/')[0]))];
+        const provider = id.includes('/') ? id.split('/')[0] : null;
+        const why =
+          provider && !providers.includes(provider)
+            ? `No provider '${provider}' is configured on this server (it has ${providers.join(', ')}).`
+            : `This server has no chat model '${id}'.`;
+        return dispatch({ type: 'item', kind: 'error', text: `${why} /model lists the models.` });
+      }
+      dispatch({ type: 'model', model: id });
+      if (memory && conversationId.current) memory.setModel(conversationId.current, id);
+      notice(`Model: ${id}`);
+    },
+    [listModels, memory, notice, failure],
+  );
+
+  /** /model without an id: the models to pick from, the current one highlighted. */
+  const openModelPicker = useCallback(async () => {
+    try {
+      const items = await listModels();
+      dispatch({ type: 'picker', picker: { purpose: 'model', title: 'Model', items, filter: '', index: Math.max(0, items.indexOf(stateRef.current.model)) } });
+    } catch (error) {
+      failure(error);
+    }
+  }, [listModels, failure]);
+
+  /** Ctrl+R: the input history, newest first, to search as you type. */
+  const openHistorySearch = useCallback(() => {
+    const items = [...new Set([...stateRef.current.history].reverse())];
+    if (items.length === 0) return notice('No input history yet.');
+    dispatch({ type: 'picker', picker: { purpose: 'history', title: 'History', items, filter: '', index: 0 } });
+  }, [notice]);
+
+  /** What Enter does in a picker: take the highlighted row. */
+  const pick = useCallback(
+    (choice: string | undefined) => {
+      const picker = stateRef.current.picker;
+      dispatch({ type: 'picker', picker: null });
+      if (!picker || choice === undefined) return;
+      if (picker.purpose === 'model') void chooseModel(choice);
+      else dispatch({ type: 'edit', editor: withText(choice) });
+    },
+    [chooseModel],
+  );
+
   const cancel = useCallback(() => {
     if (approvalResolver.current) resolveApproval('deny');
     abort.current?.abort();
@@ -279,6 +369,9 @@ export function useChatSession(deps: ChatDeps) {
       if (!messages) return notice(`No conversation ${id}. /history lists them.`);
       conversation.current = messages;
       conversationId.current = id;
+      // The conversation goes on with the model it was talking to.
+      const model = memory?.modelOf(id);
+      if (model) dispatch({ type: 'model', model });
       const shown = messages.flatMap((m) =>
         (m.role === 'user' || m.role === 'assistant') && m.content ? [{ kind: m.role, text: m.content }] : [],
       );
@@ -301,7 +394,29 @@ export function useChatSession(deps: ChatDeps) {
   /** The state with every change so far, rendered or not: what a key handler must act on. */
   const latest = useCallback(() => stateRef.current, []);
 
-  return { state, latest, dispatch, ask, cancel, resolveApproval, startNew, resume, notice, failure, refreshBalance, memory, client, settings, exit: deps.exit, writeRaw: deps.writeRaw };
+  return {
+    state,
+    latest,
+    dispatch,
+    ask,
+    cancel,
+    resolveApproval,
+    startNew,
+    resume,
+    notice,
+    failure,
+    refreshBalance,
+    chooseModel,
+    openModelPicker,
+    openHistorySearch,
+    pick,
+    rememberInput: (text: string) => deps.history?.add(text),
+    memory,
+    client,
+    settings,
+    exit: deps.exit,
+    writeRaw: deps.writeRaw,
+  };
 }
 
 export type ChatSession = ReturnType<typeof useChatSession>;

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { expandHome } from './path-complete.js';
 import type { ChatSession } from './session.js';
 import { keyBindings } from './keys.js';
 
@@ -14,9 +15,6 @@ export function osc52(text: string): string {
   return `\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`;
 }
 
-/** The chat models the last `/model` listed, for `/model <number>`. */
-let lastModelList: string[] = [];
-
 export const slashCommands: SlashCommand[] = [
   {
     name: 'help',
@@ -30,27 +28,11 @@ export const slashCommands: SlashCommand[] = [
   },
   {
     name: 'model',
-    args: '[id|number]',
-    description: 'pick the model: without an argument, a numbered list to choose from',
+    args: '[id]',
+    description: 'switch to a model the server serves; without an id, pick from the list (type to filter)',
     async run(session, args) {
-      // A number picks from the list the last `/model` showed.
-      const picked = /^\d+$/.test(args) ? lastModelList[Number(args) - 1] : args;
-      if (/^\d+$/.test(args) && !picked) return session.notice(`No model number ${args}; /model lists them.`);
-      if (picked) {
-        session.dispatch({ type: 'model', model: picked });
-        session.notice(`Model: ${picked}`);
-        return;
-      }
-      try {
-        const list = (await session.client.call({ method: 'GET', path: '/models' }, { query: { page_size: 200 } })) as {
-          data: { id: string; capabilities: string[] }[];
-        };
-        lastModelList = list.data.filter((m) => m.capabilities.includes('chat')).map((m) => m.id);
-        const lines = lastModelList.map((id, i) => `  ${String(i + 1).padStart(2)}. ${id === session.state.model ? '● ' : '  '}${id}`);
-        session.notice(['Models (/model <number> or /model <id> to switch):', ...lines].join('\n'));
-      } catch (error) {
-        session.failure(error);
-      }
+      if (args) await session.chooseModel(args);
+      else await session.openModelPicker();
     },
   },
   {
@@ -113,19 +95,21 @@ export const slashCommands: SlashCommand[] = [
   {
     name: 'attach',
     args: '<file>',
-    description: 'send a text file with your next question',
-    async run(session, args) {
+    description: 'attach a text file to your next question (Tab completes the path)',
+    run(session, args) {
       if (!args) return session.notice('Usage: /attach <file>');
+      const path = expandHome(args);
       try {
-        const size = statSync(args).size;
+        const size = statSync(path).size;
         if (size > session.settings.maxFileBytes) {
           return session.notice(`${args} is ${size} bytes; the limit is ${session.settings.maxFileBytes} (max_file_bytes in ~/.svc/config.json).`);
         }
-        const text = readFileSync(args, 'utf8');
+        const text = readFileSync(path, 'utf8');
         if (text.includes('\u0000')) return session.notice(`${args} is not a text file.`);
-        await session.ask(`Attached file ${args}:\n\n\`\`\`\n${text}\n\`\`\``);
+        session.dispatch({ type: 'attach', path: args, text });
+        session.notice(`Attached ${args} (${size} bytes): it goes with your next question.`);
       } catch (error) {
-        session.notice(`Cannot read ${args}: ${(error as Error).message}`);
+        session.notice(`Cannot read ${args}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
       }
     },
   },

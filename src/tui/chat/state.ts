@@ -1,10 +1,10 @@
 import type { ToolCall } from '../../chat/types.js';
-import { emptyEditor, withText, type Editor } from '../shared/editor.js';
+import { emptyEditor, insert, withText, type Editor } from '../shared/editor.js';
 
 /** One finished entry of the transcript; it goes to the scrollback and is never drawn again. */
 export interface TranscriptItem {
   id: number;
-  kind: 'user' | 'assistant' | 'tool' | 'notice' | 'error';
+  kind: 'user' | 'assistant' | 'tool' | 'notice' | 'error' | 'command';
   text: string;
   /** An assistant answer cut short by the user. */
   cancelled?: boolean;
@@ -20,6 +20,24 @@ export interface PendingApproval {
   call: ToolCall;
   summary: string;
 }
+
+/** A list to pick from, narrowed by what is typed: the models (/model), the input history (Ctrl+R). */
+export interface Picker {
+  purpose: 'model' | 'history';
+  title: string;
+  items: string[];
+  filter: string;
+  /** The highlighted row of the filtered items. */
+  index: number;
+}
+
+export const pickerMatches = (picker: Picker) => {
+  const filter = picker.filter.toLowerCase();
+  return picker.items.filter((item) => item.toLowerCase().includes(filter));
+};
+
+/** The composer's stand-in for a long paste, sent whole in its place. */
+export const pastePlaceholder = (n: number, text: string) => `[Pasted text #${n}: ${text.split('\n').length} lines]`;
 
 export interface ChatState {
   items: TranscriptItem[];
@@ -41,6 +59,13 @@ export interface ChatState {
   lastAnswer: { tokens: number; credits: number | null } | null;
   balance: number | null;
   approval: PendingApproval | null;
+  picker: Picker | null;
+  /** Long pastes, collapsed in the composer (#1 is the first), expanded when sent. */
+  pastes: string[];
+  /** Files /attach added, sent with the next question. */
+  attachments: { path: string; text: string }[];
+  /** What Tab found for a path being typed, when it was more than one. */
+  pathMatches: string[];
   /** While an answer is on its way: since when, tokens so far (estimated as they stream), the tool running. */
   progress: { startedAt: number; tokens: number; tool: string | null } | null;
   /** Ctrl+C on an idle prompt arms exit; a second one exits. */
@@ -64,6 +89,11 @@ export type ChatEvent =
   | { type: 'busy'; busy: boolean; at?: number }
   | { type: 'progress'; tokens?: number; tool?: string | null }
   | { type: 'approval'; approval: PendingApproval | null }
+  | { type: 'picker'; picker: Picker | null }
+  | { type: 'paste'; text: string }
+  | { type: 'attach'; path: string; text: string }
+  | { type: 'attachmentsSent' }
+  | { type: 'pathMatches'; matches: string[] }
   | { type: 'model'; model: string }
   | { type: 'tools'; enabled: boolean }
   | { type: 'lastAnswer'; tokens: number; credits: number | null }
@@ -88,6 +118,10 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
     lastAnswer: null,
     balance: null,
     approval: null,
+    picker: null,
+    pastes: [],
+    attachments: [],
+    pathMatches: [],
     progress: null,
     exitArmed: false,
     conversationId: null,
@@ -108,7 +142,7 @@ const continuation = (state: ChatState): Partial<TranscriptItem> => (state.liveC
 export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
     case 'edit':
-      return { ...state, editor: event.editor, exitArmed: false };
+      return { ...state, editor: event.editor, exitArmed: false, pathMatches: event.editor.text === state.editor.text ? state.pathMatches : [] };
     case 'history': {
       if (state.history.length === 0) return state;
       const last = state.history.length - 1;
@@ -129,6 +163,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       return {
         ...state,
         editor: emptyEditor,
+        pastes: [],
         historyIndex: null,
         draft: '',
         history: state.history.at(-1) === event.text ? state.history : [...state.history, event.text],
@@ -164,6 +199,18 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       };
     case 'approval':
       return { ...state, approval: event.approval };
+    case 'picker':
+      return { ...state, picker: event.picker };
+    case 'paste': {
+      const pastes = [...state.pastes, event.text];
+      return { ...state, pastes, editor: insert(state.editor, pastePlaceholder(pastes.length, event.text)), exitArmed: false };
+    }
+    case 'attach':
+      return { ...state, attachments: [...state.attachments.filter((a) => a.path !== event.path), { path: event.path, text: event.text }] };
+    case 'attachmentsSent':
+      return { ...state, attachments: [] };
+    case 'pathMatches':
+      return { ...state, pathMatches: event.matches };
     case 'model':
       return { ...state, model: event.model };
     case 'tools':

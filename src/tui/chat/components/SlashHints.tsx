@@ -1,15 +1,22 @@
 import { Box, Text } from 'ink';
 import type { SlashCommand } from '../slash-commands.js';
 
-/** What the `/word` being typed could complete to (Tab takes the first). */
-export function SlashHints({ commands }: { commands: SlashCommand[] }) {
-  if (commands.length === 0) return null;
+/**
+ * Under the prompt: what the `/word` being typed could complete to (Tab takes the first), what a
+ * path could complete to, and the files waiting to go with the next question.
+ */
+export function SlashHints({ commands, paths, attachments }: { commands: SlashCommand[]; paths: string[]; attachments: string[] }) {
+  const lines = [
+    ...commands.slice(0, 6).map((command) => `/${command.name}${command.args ? ` ${command.args}` : ''} — ${command.description}`),
+    ...(paths.length ? [paths.slice(0, 12).join('  ') + (paths.length > 12 ? `  … ${paths.length - 12} more` : '')] : []),
+    ...(attachments.length ? [`attached for the next question: ${attachments.join(', ')}`] : []),
+  ];
+  if (lines.length === 0) return null;
   return (
     <Box flexDirection="column">
-      {commands.slice(0, 6).map((command) => (
-        <Text key={command.name} dimColor>
-          /{command.name}
-          {command.args ? ` ${command.args}` : ''} — {command.description}
+      {lines.map((line) => (
+        <Text key={line} dimColor wrap="truncate-end">
+          {line}
         </Text>
       ))}
     </Box>

@@ -12,6 +12,12 @@ export function TranscriptLine({ item, width }: { item: TranscriptItem; width: n
           <Text>{item.text}</Text>
         </Box>
       );
+    case 'command':
+      return (
+        <Box marginTop={1}>
+          <Text dimColor>› {item.text}</Text>
+        </Box>
+      );
     case 'assistant':
       return (
         <Box flexDirection="column" marginTop={item.continued && !item.gap ? 0 : 1}>
