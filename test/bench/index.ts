@@ -1,3 +1,4 @@
+import { chatOutput } from './chat-output.js';
 import { chatStart } from './chat-start.js';
 import { coldStart } from './cold-start.js';
 import { gatewayLoad, gatewayLoadChildren } from './gateway-load.js';
@@ -8,6 +9,7 @@ import { CHILD_ROLE_ENV } from './lib/processes.js';
 const benches: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   'chat-start': chatStart,
+  'chat-output': chatOutput,
   'gateway-load': gatewayLoad,
   'memory-search': memorySearch,
 };

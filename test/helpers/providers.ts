@@ -72,7 +72,11 @@ export function stallingChatAdapter(): ProviderAdapter & { aborted: Promise<void
  * A free provider whose one chat model, `script/answer`, streams `answer` in small deltas, as a
  * model writing a long markdown answer does (and answers the same when not streamed).
  */
-export function scriptedProvider(answer: () => string, chunkSize = 9): UpstreamProvider {
+export function scriptedProvider(
+  answer: () => string,
+  chunkSize = 9,
+  pace: () => Promise<unknown> = () => new Promise((resolve) => setImmediate(resolve)),
+): UpstreamProvider {
   const base = { id: 'chatcmpl-script', object: 'chat.completion.chunk' as const, created: 0, model: 'answer' };
   const usage = (text: string) => ({ prompt_tokens: 10, completion_tokens: Math.ceil(text.length / 4), total_tokens: 10 + Math.ceil(text.length / 4) });
   const adapter: ProviderAdapter = {
@@ -97,7 +101,7 @@ export function scriptedProvider(answer: () => string, chunkSize = 9): UpstreamP
         if (call.signal.aborted) return;
         yield { ...base, choices: [{ index: 0, delta: { content: text.slice(i, i + chunkSize) }, finish_reason: null }] };
         // A model writes over time: let the reader see each piece on its own.
-        await new Promise((resolve) => setImmediate(resolve));
+        await pace();
       }
       yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: usage(text) };
     },

@@ -139,3 +139,52 @@ describe('a long streamed answer in a real terminal', () => {
     terminal.dispose();
   });
 });
+
+describe('replays and long messages in a real terminal', () => {
+  it('/resume of a long conversation: every line once, in order, at 80×24', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { openMemory } = await import('../../src/memory/index.js');
+    const { chatMemory } = await import('../../src/chat/memory-adapter.js');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-resume-'));
+    const memory = chatMemory(openMemory({ file: join(dir, 'memory.db'), embed: async (texts) => texts.map(() => new Array(8).fill(0.5)), embeddingModel: 'fake' }));
+    const id = memory.startConversation('script/answer');
+    const markers: string[] = [];
+    for (let turn = 0; turn < 8; turn++) {
+      memory.append(id, { role: 'user', content: `question Q${turn}x` });
+      markers.push(`Q${turn}x`);
+      const lines = Array.from({ length: 12 }, (_, i) => `Answer line A${turn}n${i}x of the turn.`);
+      markers.push(...lines.map((line) => /A\d+n\d+x/.exec(line)?.[0] as string));
+      memory.append(id, { role: 'assistant', content: lines.join('\n\n') });
+    }
+    const terminal = headlessTerminal(80, 24);
+    const stdin = new FakeStdin();
+    const instance = render(
+      <ChatApp client={createClient({ baseUrl: server.url, apiKey: server.liveKey })} memory={memory} settings={SETTINGS} resume={id} exit={() => {}} writeRaw={() => {}} />,
+      { ...CHAT_RENDER_OPTIONS, stdout: terminal.stdout as never, stdin: stdin as never, stderr: terminal.stdout as never },
+    );
+    await vi.waitFor(async () => expect((await terminal.lines()).some((line) => line.includes('A7n11x'))).toBe(true), { timeout: 10_000 });
+    instance.unmount();
+    const found = (await terminal.lines()).flatMap((line) => [...line.matchAll(/\b(Q\d+x|A\d+n\d+x)\b/g)].map((m) => m[1] as string));
+    expect(found).toEqual(markers);
+    expect(terminal.raw()).not.toContain('\u001b[3J');
+    terminal.dispose();
+    memory.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a question taller than the terminal goes to the scrollback whole', async () => {
+    answer = 'Short answer ENDx.';
+    const terminal = headlessTerminal(80, 24);
+    const chat = await chatIn(terminal);
+    const question = Array.from({ length: 60 }, (_, i) => `question line QL${i}x`).join('\n');
+    await chat.ask(question, async () => (await terminal.lines()).some((line) => line.includes('ENDx')));
+    chat.instance.unmount();
+    const found = (await terminal.lines()).flatMap((line) => [...line.matchAll(/\bQL\d+x\b/g)].map((m) => m[0]));
+    expect(found).toEqual(Array.from({ length: 60 }, (_, i) => `QL${i}x`));
+    expect(terminal.raw()).not.toContain('\u001b[3J');
+    terminal.dispose();
+  });
+});
+

@@ -173,12 +173,12 @@ export class ChatCommand extends SvcCommand {
     extraTools: ClientTool[],
     home: string,
   ) {
-    const [{ launchChat }, { fileHistory }] = await Promise.all([screen, import('../../chat/input-history.js')]);
+    const [{ launchChat, CHAT_REDRAW_MS }, { fileHistory }] = await Promise.all([screen, import('../../chat/input-history.js')]);
     await launchChat({
       client,
       memory,
       // The live region's height follows the terminal (and its resizes): liveRows 0.
-      settings: { ...settings, liveRows: 0, redrawMs: 40 },
+      settings: { ...settings, liveRows: 0, redrawMs: CHAT_REDRAW_MS },
       resume,
       extraTools,
       writeRaw: (text: string) => process.stdout.write(text),

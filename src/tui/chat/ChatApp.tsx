@@ -23,8 +23,8 @@ export function ChatApp(deps: ChatDeps) {
   const { state, dispatch, latest } = session;
   const { columns, rows } = useTerminalSize();
   const width = markdownWidth(columns);
-  // The spinner and elapsed time move while an answer is on its way.
-  const now = useNow(state.busy ? 100 : null);
+  // The spinner and elapsed time move while an answer is on its way (a frame costs bytes: not too often).
+  const now = useNow(state.busy ? 250 : null);
 
   const submit = (raw: string) => {
     // Collapsed pastes go out whole.

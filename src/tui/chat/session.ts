@@ -93,6 +93,7 @@ export function useChatSession(deps: ChatDeps) {
   const approvalResolver = useRef<((choice: ApprovalChoice) => void) | null>(null);
   const allowedForSession = useRef(new Set<string>());
   const liveText = useRef('');
+  const liveTokens = useRef(0);
   const redrawTimer = useRef<NodeJS.Timeout | null>(null);
   const size = useTerminalSize();
   const sizeRef = useRef(size);
@@ -142,6 +143,7 @@ export function useChatSession(deps: ChatDeps) {
     }
     liveText.current = text;
     dispatch({ type: 'live', text });
+    dispatch({ type: 'progress', tokens: liveTokens.current });
   }, [settings.liveRows]);
 
   const scheduleRedraw = useCallback(() => {
@@ -216,6 +218,7 @@ export function useChatSession(deps: ChatDeps) {
       abort.current = controller;
       dispatch({ type: 'busy', busy: true, at: Date.now() });
       liveText.current = '';
+      liveTokens.current = 0;
       let tokens = 0;
       let streamedChars = 0;
       const before = stateRef.current.balance;
@@ -237,7 +240,8 @@ export function useChatSession(deps: ChatDeps) {
               liveText.current += event.text;
               streamedChars += event.text.length;
               // An estimate while it streams (about four characters a token); the usage corrects it.
-              dispatch({ type: 'progress', tokens: tokens + Math.ceil(streamedChars / 4) });
+              // Drawn with the text, at the redraw's pace: every frame costs the terminal bytes.
+              liveTokens.current = tokens + Math.ceil(streamedChars / 4);
               scheduleRedraw();
             } else if (event.type === 'usage') {
               tokens += event.usage.total_tokens;

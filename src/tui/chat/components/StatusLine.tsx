@@ -12,7 +12,7 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 export function statusParts(state: ChatState, now: number): { left: string[]; hint: string } {
   if (state.busy && state.progress) {
     const elapsed = (now - state.progress.startedAt) / 1000;
-    const spinner = SPINNER[Math.floor(elapsed * 10) % SPINNER.length];
+    const spinner = SPINNER[Math.floor(elapsed * 4) % SPINNER.length];
     const left = [`${spinner} ${elapsed.toFixed(1)}s`, `${state.progress.tokens} tokens`];
     if (state.progress.tool) left.push(`running ${state.progress.tool}`);
     return { left: [...left, state.model], hint: 'Esc cancels' };
