@@ -18,5 +18,7 @@ export const inferenceHandlers: HandlerTable = {
 
   'models.list': async ({ query, services }) => services.models.list(query),
 
+  'models.get': async ({ params, services }) => services.models.get(params.model),
+
   'tools.list': async () => ({ object: 'list', data: toolCatalog }),
 };

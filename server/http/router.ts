@@ -23,11 +23,13 @@ export function createRouter(operations: readonly AnyOperation[]) {
   const routes: Route[] = operations.map((operation) => ({ operation, segments: split(fullPath(operation)) }));
 
   function matchSegments(route: Route, parts: string[]): Record<string, string> | null {
-    if (route.segments.length !== parts.length) return null;
+    // A last placeholder `{name+}` takes the rest of the path, slashes and all (model ids).
+    const rest = route.segments.at(-1)?.endsWith('+}') ?? false;
+    if (rest ? parts.length < route.segments.length : route.segments.length !== parts.length) return null;
     const params: Record<string, string> = {};
-    for (let i = 0; i < parts.length; i++) {
+    for (let i = 0; i < route.segments.length; i++) {
       const pattern = route.segments[i] as string;
-      const part = parts[i] as string;
+      const part = rest && i === route.segments.length - 1 ? parts.slice(i).join('/') : (parts[i] as string);
       if (pattern.startsWith('{')) {
         let value: string;
         try {
@@ -35,7 +37,7 @@ export function createRouter(operations: readonly AnyOperation[]) {
         } catch {
           return null;
         }
-        params[pattern.slice(1, -1)] = value;
+        params[pattern.slice(1, pattern.endsWith('+}') ? -2 : -1)] = value;
       } else if (pattern !== part) {
         return null;
       }

@@ -37,8 +37,15 @@ export const upstreamRateLimited = (provider: string, retryAfterSeconds: number 
   );
 
 /** The upstream refused the request itself (400, 404, 413, 422): the caller can fix it. */
-export const upstreamRejectedRequest = (provider: string, status: number, message: string) =>
-  new ApiError(400, 'invalid_request_error', `The provider '${provider}' refused the request (HTTP ${status}): ${message}`, 'upstream_rejected');
+/** An upstream's 4xx: its message, and its `code` and `param` when it names them. */
+export const upstreamRejectedRequest = (provider: string, status: number, said: { message: string; code: string | null; param: string | null }) =>
+  new ApiError(
+    400,
+    'invalid_request_error',
+    `The provider '${provider}' refused the request (HTTP ${status}): ${said.message}`,
+    said.code ?? 'upstream_rejected',
+    said.param,
+  );
 
 /** An error the upstream sent in the middle of a stream: a 502 that passes its message on. */
 export const upstreamStreamError = (provider: string, message: string) =>

@@ -81,15 +81,18 @@ export function retryAfterSeconds(value: string | string[] | undefined, now = Da
 }
 
 /** The upstream's own error message, if its body has one (OpenAI and Anthropic shapes). */
-function upstreamMessage(text: string): string {
+function upstreamMessage(text: string): { message: string; code: string | null; param: string | null } {
+  const stringOrNull = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value.slice(0, 200) : null);
   try {
-    const json = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof json.error === 'string' ? json.error : (json.error?.message ?? json.message);
-    if (typeof message === 'string') return message.slice(0, 500);
+    const json = JSON.parse(text) as { error?: { message?: unknown; code?: unknown; param?: unknown; type?: unknown } | string; message?: unknown };
+    const error = typeof json.error === 'object' && json.error !== null ? json.error : null;
+    const message = typeof json.error === 'string' ? json.error : (error?.message ?? json.message);
+    // What the upstream said about which field, and why, is what the client needs to fix it.
+    if (typeof message === 'string') return { message: message.slice(0, 500), code: stringOrNull(error?.code), param: stringOrNull(error?.param) };
   } catch {
     // not JSON
   }
-  return text.slice(0, 200) || 'no message';
+  return { message: text.slice(0, 200) || 'no message', code: null, param: null };
 }
 
 /**

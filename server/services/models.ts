@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, notFound } from '../errors.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { ModelEntry } from '../providers/types.js';
 
@@ -32,7 +32,14 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
   });
 
   return {
-    list(query: { provider?: string; page_size: number; page_token?: string }) {
+    /** A model by id, or a 404 naming it. */
+    get(id: string) {
+      const entry = deps.registry.models().find((model) => model.id === id);
+      if (!entry) throw notFound(`No model '${id}' on this server; GET /models lists them.`, 'model_not_found', 'model');
+      return present(entry);
+    },
+
+    list(query: { provider?: string; page_size?: number | undefined; page_token?: string }) {
       const provider = query.provider ?? null;
       const after = query.page_token === undefined ? null : decode(query.page_token);
       if (after && after.provider !== provider) {
@@ -43,9 +50,11 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
         .filter((entry) => provider === null || entry.provider === provider)
         .sort((a, b) => a.id.localeCompare(b.id));
       const from = after ? matching.findIndex((entry) => entry.id.localeCompare(after.after) > 0) : 0;
-      const page = from < 0 ? [] : matching.slice(from, from + query.page_size);
+      // Without page_size: every model, as OpenAI's list answers (its SDK reads one page only).
+      const size = query.page_size ?? matching.length;
+      const page = from < 0 ? [] : matching.slice(from, from + size);
       const last = page.at(-1);
-      const more = from >= 0 && from + query.page_size < matching.length;
+      const more = from >= 0 && from + size < matching.length;
       return {
         object: 'list' as const,
         data: page.map(present),

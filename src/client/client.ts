@@ -26,7 +26,7 @@ export interface CallInput<O> {
 /** The request URL of an operation: path placeholders filled, query appended. */
 export function operationUrl(baseUrl: string, op: OperationRef, params: object = {}, query: object = {}): URL {
   const values = params as Record<string, unknown>;
-  const path = op.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
+  const path = op.path.replace(/\{([a-z_]+)\+?\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
   const base = new URL(baseUrl);
   const prefix = op.absolutePath ? '' : '/api/v1';
   const url = new URL(`${prefix}${path}`, base.origin);

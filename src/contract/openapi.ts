@@ -67,11 +67,14 @@ function operationObject(op: AnyOperation) {
   };
 }
 
+/** An operation's path in the document: `{name+}` (the rest of the path, slashes included) is a plain template there. */
+export const openApiPath = (op: AnyOperation) => (op.absolutePath ? op.path : `${API_PREFIX}${op.path}`).replace(/\+\}/g, '}');
+
 /** The OpenAPI 3.1 document of the whole API, generated from the contract. */
 export function buildOpenApiDocument(options: { version: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations as readonly AnyOperation[]) {
-    const path = op.absolutePath ? op.path : `${API_PREFIX}${op.path}`;
+    const path = openApiPath(op);
     paths[path] ??= {};
     (paths[path] as Record<string, unknown>)[op.method.toLowerCase()] = operationObject(op);
   }

@@ -114,5 +114,5 @@ export type ResponseOf<O> = [Schema<O, 'response'>] extends [never] ? unknown : 
 
 /** Names of the path placeholders in the order they appear. */
 export function pathParamNames(path: string): string[] {
-  return [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] as string);
+  return [...path.matchAll(/\{([a-z_]+)\+?\}/g)].map((m) => m[1] as string);
 }

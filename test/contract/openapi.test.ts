@@ -2,10 +2,11 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { pathParamNames, type AnyOperation } from '../../src/contract/operation.js';
 import { operations } from '../../src/contract/operations/index.js';
+import { openApiPath } from '../../src/contract/openapi.js';
 import { API, expectStatus, useTestServer } from '../helpers/api.js';
 
 const allOperations = operations as readonly AnyOperation[];
-const fullPath = (op: AnyOperation) => (op.absolutePath ? op.path : `${API}${op.path}`);
+const fullPath = openApiPath;
 
 describe('GET /api/v1/docs/swagger.json', () => {
   const t = useTestServer();

@@ -15,7 +15,7 @@ const PATH_VALUES = ['does-not-exist', '..', '%2e%2e%2f', 'x'.repeat(600), '0000
 const QUERY_VALUES = ['abc', '-1', '99999999999999999999', '', 'null', '1.5', '2026-13-45T99:99:99Z'];
 
 function pathOf(op: OperationManifest, params: Record<string, string>): string {
-  const path = op.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => params[name] ?? 'missing');
+  const path = op.path.replace(/\{([a-z_]+)\+?\}/g, (_, name: string) => params[name] ?? 'missing');
   return op.absolutePath ? path : `/api/v1${path}`;
 }
 

@@ -33,7 +33,7 @@ function pathFor(op: OperationManifest, appUuid: string): string {
     channel: 'sms',
     id: op.path.startsWith('/responses') ? 'resp_doesNotExist' : 'assistant',
   };
-  const path = op.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? 'x');
+  const path = op.path.replace(/\{([a-z_]+)\+?\}/g, (_, name: string) => values[name] ?? 'x');
   return op.absolutePath ? path : `${API}${path}`;
 }
 

@@ -1,7 +1,7 @@
 import { parseEventStream } from '../../../src/client/sse.js';
 import type { ProviderAdapter } from '../types.js';
 import type { Upstream } from '../upstream.js';
-import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from './translate.js';
+import { createStreamTranslator, fromAnthropicMessage, structuredAnswerOf, toAnthropicRequest } from './translate.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -29,7 +29,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
   return {
     async chat(call) {
       const answer = await upstream.json('/messages', { body: toAnthropicRequest(call), signal: call.signal, headers });
-      return fromAnthropicMessage(answer, names(call.model));
+      return fromAnthropicMessage(answer, { ...names(call.model), answer: structuredAnswerOf(call.body)?.answer ?? null });
     },
 
     async *chatStream(call) {
@@ -38,7 +38,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
         signal: call.signal,
         headers: { ...headers, accept: 'text/event-stream' },
       });
-      const translator = createStreamTranslator({ ...names(call.model), redact: upstream.redact });
+      const translator = createStreamTranslator({ ...names(call.model), redact: upstream.redact, answer: structuredAnswerOf(call.body)?.answer ?? null });
       // Leaving the loop early (a client gone) ends the body, which releases the connection.
       for await (const event of parseEventStream(upstream.read(response, call.signal))) {
         // Events already read stay unsent once the caller has gone.

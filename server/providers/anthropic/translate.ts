@@ -15,14 +15,19 @@
  *   count as `{}`; anything else is a 400 naming the message.
  * - `temperature` is passed on as is up to 1 and clamped to 1 above (Anthropic's range is 0–1;
  *   OpenAI's 0–2 is not rescaled). `max_tokens` is the call's output budget, always sent.
- * - Not translated, and ignored: `response_format`, `seed`, penalties, `logit_bias`,
- *   `logprobs`, `reasoning_effort`, `metadata`, `store`, `stream_options` (usage always comes
- *   on the last chunk). Audio parts and file ids are a 400 (Anthropic cannot take them).
+ * - Structured output (`response_format` json_object / json_schema) is a forced tool whose
+ *   input is the answer (see `structuredAnswerOf`): its input comes back as the message text.
+ * - Refused by name (a 400): fields that would change the answer and that Anthropic cannot
+ *   honour (`UNSUPPORTED`), and any field this server does not know. Ignored, as hints with no
+ *   effect on what is answered: `seed`, penalties, `metadata`, `store`, `service_tier`,
+ *   `prompt_cache_key`, `safety_identifier`, `reasoning_effort`, `verbosity`, `stream_options`
+ *   (usage always comes on the last chunk). Audio parts and file ids are a 400.
  * - Answers: text blocks are concatenated; `tool_use` blocks become `tool_calls`; other blocks
  *   (thinking, server tools) are skipped. Prompt tokens count cache writes and reads too, as
  *   OpenAI's `prompt_tokens` does.
  */
 import { invalidRequest } from '../../errors.js';
+import { ChatCompletionBody } from '../../../src/contract/schemas/inference.js';
 import type { ServerSentEvent } from '../../../src/client/sse.js';
 import type { ChatBody, ChatCall, ChatChunk, ChatCompletionJson, TokenUsage } from '../types.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
@@ -164,25 +169,100 @@ function toolChoice(body: ChatBody): AnthropicToolChoice | undefined {
   if (choice === 'none') return { type: 'none' };
   const parallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
   if (choice === 'required') return { type: 'any', ...parallel };
-  if (typeof choice === 'object') return { type: 'tool', name: choice.function.name, ...parallel };
+  if (typeof choice === 'object') {
+    if (choice.type !== 'function' || !('function' in choice)) {
+      throw invalidRequest(`tool_choice '${choice.type}' cannot go to an Anthropic model: name a function tool.`, 'tool_choice', 'unsupported_parameter');
+    }
+    return { type: 'tool', name: (choice.function as { name: string }).name, ...parallel };
+  }
   if (choice === 'auto' || body.parallel_tool_calls === false) return { type: 'auto', ...parallel };
   return undefined;
+}
+
+/** The tool whose input is the answer, when the client asked for JSON. */
+export const ANSWER_TOOL = 'json_answer';
+
+/** How the answer tool's input becomes the answer: as it is, or its `value` (a schema that is no object, wrapped). */
+export interface StructuredAnswer {
+  name: string;
+  wrapped: boolean;
+}
+
+/**
+ * `response_format` as Anthropic can honour it: a tool the model must call, whose input schema
+ * is the answer's (a schema that is not an object is wrapped in one, since a tool's input is).
+ */
+export function structuredAnswerOf(body: ChatBody): { tool: NonNullable<AnthropicRequest['tools']>[number]; answer: StructuredAnswer } | null {
+  const format = body.response_format as { type: string; json_schema?: { schema?: unknown; description?: unknown } } | undefined;
+  if (!format || format.type === 'text') return null;
+  const schema = format.type === 'json_schema' && typeof format.json_schema?.schema === 'object' && format.json_schema.schema !== null
+    ? (format.json_schema.schema as Record<string, unknown>)
+    : { type: 'object' };
+  const wrapped = schema.type !== 'object';
+  const description = typeof format.json_schema?.description === 'string' ? format.json_schema.description : 'The answer, as JSON.';
+  return {
+    tool: { name: ANSWER_TOOL, description, input_schema: wrapped ? { type: 'object', properties: { value: schema }, required: ['value'] } : schema },
+    answer: { name: ANSWER_TOOL, wrapped },
+  };
+}
+
+/** The answer tool's input as the answer's JSON text. */
+const answerText = (answer: StructuredAnswer, input: unknown) =>
+  JSON.stringify(answer.wrapped && typeof input === 'object' && input !== null ? (input as { value?: unknown }).value ?? null : input);
+
+/** Fields that would change the answer and that Anthropic cannot honour: refused by name. */
+const UNSUPPORTED: Record<string, (body: Record<string, unknown>) => boolean> = {
+  logit_bias: (b) => b.logit_bias != null,
+  logprobs: (b) => b.logprobs === true,
+  top_logprobs: (b) => b.top_logprobs != null,
+  n: (b) => typeof b.n === 'number' && b.n > 1,
+  audio: (b) => b.audio != null,
+  modalities: (b) => Array.isArray(b.modalities) && b.modalities.some((m) => m !== 'text'),
+  prediction: (b) => b.prediction != null,
+  web_search_options: (b) => b.web_search_options != null,
+};
+
+/** Every field of a chat request this server knows (the contract's); others are the upstream's to judge. */
+const KNOWN_FIELDS = new Set(Object.keys(ChatCompletionBody.shape));
+
+function refuseUnsupported(body: ChatBody, model: string): void {
+  const fields = body as unknown as Record<string, unknown>;
+  for (const [field, present] of Object.entries(UNSUPPORTED)) {
+    if (present(fields)) throw invalidRequest(`'${field}' is not supported by ${model} (an Anthropic model).`, field, 'unsupported_parameter');
+  }
+  for (const field of Object.keys(fields)) {
+    if (!KNOWN_FIELDS.has(field) && fields[field] !== undefined) {
+      throw invalidRequest(`Unknown parameter '${field}': ${model} (an Anthropic model) cannot honour it.`, field, 'unsupported_parameter');
+    }
+  }
+  const tools = body.tools as { type: string }[] | undefined;
+  const custom = tools?.findIndex((tool) => tool.type !== 'function') ?? -1;
+  if (custom >= 0) throw invalidRequest(`tools[${custom}]: only function tools can go to ${model} (an Anthropic model).`, `tools[${custom}]`, 'unsupported_parameter');
 }
 
 /** The Messages API request for a chat call (without `stream`; the adapter adds it). */
 export function toAnthropicRequest(call: Pick<ChatCall, 'model' | 'body' | 'maxOutputTokens'>): AnthropicRequest {
   const { body } = call;
+  refuseUnsupported(body, call.model);
   const { system, messages } = toAnthropicMessages(body.messages);
   const request: AnthropicRequest = { model: call.model, max_tokens: call.maxOutputTokens, messages };
   if (system !== undefined) request.system = system;
-  if (body.tools && body.tools.length > 0) {
-    request.tools = body.tools.map(({ function: fn }) => ({
+  const functions = (body.tools ?? []) as Extract<NonNullable<ChatBody['tools']>[number], { type: 'function' }>[];
+  if (functions.length > 0) {
+    request.tools = functions.map(({ function: fn }) => ({
       name: fn.name,
       ...(fn.description !== undefined ? { description: fn.description } : {}),
       input_schema: fn.parameters ?? { type: 'object' },
     }));
     const choice = toolChoice(body);
     if (choice) request.tool_choice = choice;
+  }
+  const structured = structuredAnswerOf(body);
+  if (structured) {
+    // With tools of its own the model may call them, or answer; without, it must answer.
+    const mayUseTools = functions.length > 0 && body.tool_choice !== 'none';
+    request.tools = [...(mayUseTools ? (request.tools ?? []) : []), structured.tool];
+    request.tool_choice = mayUseTools ? { type: 'any' } : { type: 'tool', name: structured.tool.name };
   }
   if (body.temperature != null) request.temperature = Math.min(body.temperature, 1);
   if (body.top_p != null) request.top_p = body.top_p;
@@ -228,13 +308,21 @@ const completionId = (messageId: string) => `chatcmpl-${messageId.replace(/^msg_
  * A finished Messages API answer (as the upstream sent it, validated here) as a chat completion.
  * `model` is the name the completion carries (`<provider>/<model>`).
  */
-export function fromAnthropicMessage(raw: unknown, options: { provider: string; model: string }): { completion: ChatCompletionJson; usage: TokenUsage } {
+export function fromAnthropicMessage(
+  raw: unknown,
+  options: { provider: string; model: string; answer?: StructuredAnswer | null },
+): { completion: ChatCompletionJson; usage: TokenUsage } {
   const message: AnthropicMessage = parseUpstream(options.provider, AnthropicMessage, raw, 'message');
   let text = '';
+  let answered = false;
   const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
   for (const block of message.content) {
     if (block.type === 'text') text += block.text;
-    else if (block.type === 'tool_use') {
+    else if (block.type === 'tool_use' && options.answer && block.name === options.answer.name) {
+      // The structured answer: its input is the message (any prose before it is not).
+      text = answerText(options.answer, block.input);
+      answered = true;
+    } else if (block.type === 'tool_use') {
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
     }
   }
@@ -254,7 +342,7 @@ export function fromAnthropicMessage(raw: unknown, options: { provider: string; 
             content: toolCalls.length > 0 && text === '' ? null : text,
             ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           },
-          finish_reason: finishReason(message.stop_reason),
+          finish_reason: answered && toolCalls.length === 0 ? 'stop' : finishReason(message.stop_reason),
         },
       ],
       usage: openAIUsage(usage),
@@ -272,6 +360,8 @@ export interface StreamTranslatorOptions {
   model: string;
   /** Takes this server's credentials out of an upstream's error message (`upstream.redact`). */
   redact?: (text: string) => string;
+  /** The structured answer's tool, when the client asked for JSON: its input streams as content. */
+  answer?: StructuredAnswer | null;
 }
 
 export interface StreamTranslator {
@@ -295,6 +385,8 @@ export function createStreamTranslator(options: StreamTranslatorOptions): Stream
   let finished = false;
   /** Anthropic block index → the tool call's OpenAI index, its arguments so far, and the input of its start event. */
   const tools = new Map<number, { index: number; sent: number; input: Record<string, unknown> | undefined }>();
+  /** The answer tool's block: its input streams as content (a wrapped one is sent whole at its end). */
+  let answerBlock: { index: number; json: string; sent: boolean } | null = null;
 
   const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: string | null = null): ChatChunk => ({
     id,
@@ -316,6 +408,10 @@ export function createStreamTranslator(options: StreamTranslatorOptions): Stream
         const block = event.content_block;
         if (block.type === 'text') return block.text ? [chunk({ content: block.text })] : [];
         if (block.type !== 'tool_use') return [];
+        if (options.answer && block.name === options.answer.name) {
+          answerBlock = { index: event.index, json: '', sent: false };
+          return [];
+        }
         const index = tools.size;
         tools.set(event.index, { index, sent: 0, input: block.input });
         return [toolDelta(index, { name: block.name, arguments: '' }, { id: block.id })];
@@ -323,12 +419,28 @@ export function createStreamTranslator(options: StreamTranslatorOptions): Stream
       case 'content_block_delta': {
         const delta = event.delta;
         if (delta.type === 'text_delta') return delta.text ? [chunk({ content: delta.text })] : [];
+        if (answerBlock?.index === event.index && delta.type === 'input_json_delta') {
+          answerBlock.json += delta.partial_json ?? '';
+          if (options.answer?.wrapped || !delta.partial_json) return [];
+          answerBlock.sent = true;
+          return [chunk({ content: delta.partial_json })];
+        }
         const tool = tools.get(event.index);
         if (delta.type !== 'input_json_delta' || !tool || !delta.partial_json) return [];
         tool.sent += delta.partial_json.length;
         return [toolDelta(tool.index, { arguments: delta.partial_json })];
       }
       case 'content_block_stop': {
+        if (answerBlock?.index === event.index && options.answer) {
+          if (answerBlock.sent) return [];
+          let input: unknown = {};
+          try {
+            input = answerBlock.json ? JSON.parse(answerBlock.json) : {};
+          } catch {
+            throw upstreamBadResponse(options.provider, 'a structured answer that is not JSON');
+          }
+          return [chunk({ content: answerText(options.answer, input) })];
+        }
         // A tool without arguments may stream none at all: its arguments are then its start input.
         const tool = tools.get(event.index);
         if (!tool || tool.sent > 0) return [];
@@ -337,7 +449,8 @@ export function createStreamTranslator(options: StreamTranslatorOptions): Stream
       }
       case 'message_delta': {
         const usage = { inputTokens: event.usage?.input_tokens != null ? inputTokens(event.usage) : input, outputTokens: event.usage?.output_tokens ?? 0 };
-        return [{ ...chunk({}, finishReason(event.delta.stop_reason)), usage: openAIUsage(usage) }];
+        const finish = answerBlock && tools.size === 0 ? 'stop' : finishReason(event.delta.stop_reason);
+        return [{ ...chunk({}, finish), usage: openAIUsage(usage) }];
       }
       case 'message_stop':
         finished = true;

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCall, ChatChunk, ChatCompletionJson, ModelEntry, ProviderAdapter } from '../types.js';
-import { estimateChatInputTokens, estimateTokens } from '../tokens.js';
-import { echoTurn, streamPieces } from './echo.js';
+import { invalidRequest } from '../../errors.js';
+import { contentText, estimateChatInputTokens, estimateTokens } from '../tokens.js';
+import { structuredEcho } from './structured.js';
+import { echoTurn, streamPieces, type EchoTurn } from './echo.js';
 import { embedText, LOCAL_EMBED_DIMENSIONS, tokensToText } from './embed.js';
 
 /** The offline provider: always present, free, deterministic. */
@@ -39,13 +41,32 @@ function aborted(signal: AbortSignal): never {
   throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
+/**
+ * A tool the request forces (`tool_choice` naming a function, or `required`) is called, as real
+ * models do, with arguments that fit its parameters and carry what the user said — unless the
+ * conversation has just had its result back.
+ */
+function forcedToolTurn(call: ChatCall): EchoTurn | null {
+  const choice = call.body.tool_choice;
+  const last = call.body.messages.at(-1);
+  if (!choice || choice === 'none' || choice === 'auto' || last?.role === 'tool') return null;
+  const functions = (call.body.tools ?? []).flatMap((t) => (t.type === 'function' ? [t.function as { name: string; parameters?: unknown }] : []));
+  const name = typeof choice === 'object' && 'function' in choice ? (choice.function as { name: string }).name : functions[0]?.name;
+  const tool = functions.find((fn) => fn.name === name);
+  if (!tool) return null;
+  const said = contentText(call.body.messages.findLast((m) => m.role === 'user')?.content);
+  const args = structuredEcho({ type: 'json_schema', json_schema: { schema: tool.parameters ?? { type: 'object' } } }, said) ?? '{}';
+  return { kind: 'tool_call', id: `call_${randomBytes(8).toString('hex')}`, name: tool.name, arguments: args };
+}
+
 export function createLocalAdapter(): ProviderAdapter {
-  const offered = (call: ChatCall) => (call.body.tool_choice === 'none' ? [] : (call.body.tools ?? []).map((t) => t.function.name));
+  const offered = (call: ChatCall) =>
+    call.body.tool_choice === 'none' ? [] : (call.body.tools ?? []).flatMap((t) => (t.type === 'function' ? [(t.function as { name: string }).name] : []));
 
   return {
     async chat(call) {
       if (call.signal.aborted) aborted(call.signal);
-      const turn = echoTurn(call.body.messages, offered(call));
+      const turn = forcedToolTurn(call) ?? echoTurn(call.body.messages, offered(call));
       // The echo model reads an image as a low-detail one (85 tokens), whatever its size.
       const input = estimateChatInputTokens(call.body, ECHO_BOUNDS);
       const answer = (message: ChatCompletionJson['choices'][number]['message'], finishReason: string, output: number) => ({
@@ -59,10 +80,15 @@ export function createLocalAdapter(): ProviderAdapter {
           usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
         },
       });
+      if (call.body.n != null && call.body.n > 1) {
+        throw invalidRequest('local/echo answers one choice: n must be 1.', 'n', 'unsupported_parameter');
+      }
       if (turn.kind === 'tool_call') {
         const toolCall = { id: turn.id, type: 'function' as const, function: { name: turn.name, arguments: turn.arguments } };
         return answer({ role: 'assistant', content: null, tool_calls: [toolCall] }, 'tool_calls', estimateTokens(turn.arguments) + 8);
       }
+      const structured = structuredEcho(call.body.response_format, contentText(call.body.messages.findLast((m) => m.role === 'user')?.content));
+      if (structured !== null) return answer({ role: 'assistant', content: structured }, 'stop', estimateTokens(structured));
       const limit = call.body.max_completion_tokens ?? call.body.max_tokens ?? Number.POSITIVE_INFINITY;
       const pieces = streamPieces(turn.text);
       const kept = pieces.slice(0, limit);

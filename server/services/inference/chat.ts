@@ -30,7 +30,9 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const { entry, adapter } = deps.registry.resolve(body.model, 'chat');
       const inputTokens = estimateChatInputTokens(body, boundsOf(entry));
       const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
-      const meter = await openMeter(deps, { caller, entry, operation: 'chat.completions', requestId, inputTokens, maxOutputTokens });
+      // n choices may each write the whole budget: the hold covers them all.
+      const choices = body.n ?? 1;
+      const meter = await openMeter(deps, { caller, entry, operation: 'chat.completions', requestId, inputTokens, maxOutputTokens: maxOutputTokens * choices });
       const call = { model: entry.model, body, maxOutputTokens, signal };
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;

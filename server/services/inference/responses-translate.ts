@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import type { ResponseBody } from '../../../src/contract/schemas/inference.js';
+import { ResponseBody } from '../../../src/contract/schemas/inference.js';
 import { invalidRequest } from '../../errors.js';
 import type { ChatBody, ChatChunk, ChatCompletionJson, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
 
@@ -70,8 +70,42 @@ function effortOf(request: ResponseRequest): ChatBody['reasoning_effort'] {
   return budget < 2048 ? 'low' : budget < 8192 ? 'medium' : 'high';
 }
 
+/** `text.format` (the Responses API's structured output) as chat's `response_format`. */
+function responseFormatOf(request: ResponseRequest): Pick<ChatBody, 'response_format'> {
+  const format = (request.text as { format?: Json } | undefined)?.format;
+  if (!format || format.type === 'text') return {};
+  if (format.type === 'json_object') return { response_format: { type: 'json_object' } };
+  if (format.type === 'json_schema') {
+    const { type: _type, ...spec } = format;
+    return { response_format: { type: 'json_schema', json_schema: spec } };
+  }
+  throw invalidRequest(`text.format type '${String(format.type)}' is not supported for this model.`, 'text.format.type');
+}
+
+/**
+ * Fields a model without the Responses API cannot honour through chat completions: refused by
+ * name rather than dropped (as is any field this server does not know).
+ */
+const NOT_TRANSLATED = ['previous_response_id', 'conversation', 'prompt', 'max_tool_calls', 'top_logprobs'] as const;
+const KNOWN_RESPONSE_FIELDS = new Set(Object.keys(ResponseBody.shape));
+
+function refuseUntranslatable(request: ResponseRequest): void {
+  const fields = request as unknown as Json;
+  for (const field of NOT_TRANSLATED) {
+    if (fields[field] != null) {
+      throw invalidRequest(`'${field}' is not supported for ${request.model}: it has no Responses API of its own to take it.`, field, 'unsupported_parameter');
+    }
+  }
+  for (const field of Object.keys(fields)) {
+    if (!KNOWN_RESPONSE_FIELDS.has(field) && fields[field] !== undefined) {
+      throw invalidRequest(`Unknown parameter '${field}': ${request.model} cannot honour it.`, field, 'unsupported_parameter');
+    }
+  }
+}
+
 /** A Responses request as the chat request an upstream without the Responses API understands. */
 export function toChatBody(request: ResponseRequest): ChatBody {
+  refuseUntranslatable(request);
   if (request.input !== undefined && request.messages !== undefined) {
     throw invalidRequest('Give input or messages, not both.', 'messages');
   }
@@ -101,6 +135,7 @@ export function toChatBody(request: ResponseRequest): ChatBody {
   return {
     model: request.model,
     messages,
+    ...responseFormatOf(request),
     ...(tools ? { tools } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(request.parallel_tool_calls != null ? { parallel_tool_calls: request.parallel_tool_calls } : {}),
@@ -156,7 +191,7 @@ export function responseObject(
     reasoning: request.reasoning ?? null,
     metadata: request.metadata ?? {},
     background: request.background ?? false,
-    text: { format: { type: 'text' } },
+    text: request.text ?? { format: { type: 'text' } },
     user: request.user ?? null,
   };
 }

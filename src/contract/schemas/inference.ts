@@ -19,9 +19,16 @@ export const FunctionTool = z.strictObject({
   }),
 });
 
+/** A custom (free-form input) tool, as OpenAI's newer models take: passed on to upstreams that know it. */
+export const CustomTool = z.looseObject({
+  type: z.literal('custom'),
+  custom: z.looseObject({ name: ToolName, description: z.string().optional() }),
+});
+
 export const ChatToolChoice = z.union([
   z.enum(['none', 'auto', 'required']),
   z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: ToolName }) }),
+  z.looseObject({ type: z.enum(['custom', 'allowed_tools']) }),
 ]);
 
 export const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -64,12 +71,17 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 
 const Temperature = z.number().min(0).max(2).describe('Randomness, 0.0 to 2.0');
 
-export const ChatCompletionBody = z.strictObject({
+/**
+ * A chat completion request. The fields this server knows are validated; any other field goes on
+ * unchanged to OpenAI-type upstreams (the upstream is the judge of what is new), and is refused
+ * by name by providers that translate (Anthropic).
+ */
+export const ChatCompletionBody = z.looseObject({
   model: ModelId,
   messages: z.array(ChatMessage).min(1).describe('Conversation history'),
   stream: z.boolean().optional().describe('Stream the answer as server-sent events'),
-  stream_options: z.strictObject({ include_usage: z.boolean().optional() }).nullish(),
-  tools: z.array(FunctionTool).max(128).optional().describe('Tools the model may call'),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullish(),
+  tools: z.array(z.discriminatedUnion('type', [FunctionTool, CustomTool])).max(128).optional().describe('Tools the model may call'),
   tool_choice: ChatToolChoice.optional().describe('Tool selection control'),
   parallel_tool_calls: z.boolean().optional(),
   image_model: z.string().min(1).optional().describe('Overrides the model argument of image tool calls'),
@@ -77,14 +89,22 @@ export const ChatCompletionBody = z.strictObject({
   top_p: z.number().min(0).max(1).nullish(),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
-  n: z.literal(1).nullish().describe('Only 1 is supported'),
+  n: z.number().int().min(1).max(128).nullish().describe('Choices to generate (more than 1 where the provider supports it)'),
   stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
   presence_penalty: z.number().min(-2).max(2).nullish(),
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   seed: z.number().int().nullish(),
   user: z.string().optional(),
   response_format: z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) }).optional(),
-  reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).nullish(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+  service_tier: z.string().nullish(),
+  prompt_cache_key: z.string().max(1000).nullish(),
+  safety_identifier: z.string().max(1000).nullish(),
+  verbosity: z.enum(['low', 'medium', 'high']).nullish(),
+  modalities: z.array(z.string()).nullish(),
+  audio: z.looseObject({}).nullish(),
+  prediction: z.looseObject({ type: z.string() }).nullish(),
+  web_search_options: z.looseObject({}).nullish(),
   logit_bias: z.record(z.string(), z.number()).nullish(),
   logprobs: z.boolean().nullish(),
   top_logprobs: z.number().int().min(0).max(20).nullish(),
@@ -119,7 +139,8 @@ export const ChatCompletion = z.looseObject({
 
 const ResponsesTool = z.looseObject({ type: z.string(), name: z.string().optional() });
 
-export const ResponseBody = z.strictObject({
+/** A Responses request: the known fields validated; others go on to native upstreams, and translated ones refuse them by name. */
+export const ResponseBody = z.looseObject({
   model: ModelId,
   input: z.union([z.string(), z.array(z.looseObject({}))]).optional().describe('Text or input items'),
   messages: z.array(ChatMessage).optional().describe('Chat messages, accepted in place of input'),
@@ -151,6 +172,13 @@ export const ResponseBody = z.strictObject({
   previous_response_id: z.string().nullish(),
   include: z.array(z.string()).nullish(),
   truncation: z.enum(['auto', 'disabled']).nullish(),
+  max_tool_calls: z.number().int().positive().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  conversation: z.union([z.string(), z.looseObject({ id: z.string() })]).nullish(),
+  prompt: z.looseObject({ id: z.string() }).nullish(),
+  prompt_cache_key: z.string().max(1000).nullish(),
+  safety_identifier: z.string().max(1000).nullish(),
+  service_tier: z.string().nullish(),
 });
 
 export const ResponseObject = z.looseObject({
@@ -210,7 +238,7 @@ export const Model = z.object({
 
 export const ModelsQuery = z.strictObject({
   provider: z.string().min(1).optional().describe('Only models of this provider'),
-  page_size: z.coerce.number().int().min(1).max(200).default(100).describe('Models per page (1 to 200, default 100)'),
+  page_size: z.coerce.number().int().min(1).max(200).optional().describe('Models per page (1 to 200); without it, every model, as OpenAI answers'),
   page_token: z.string().min(1).optional().describe('Token for the next page, from next_page_token'),
 });
 
