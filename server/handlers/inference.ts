@@ -14,6 +14,8 @@ export const inferenceHandlers: HandlerTable = {
 
   'responses.get': async ({ principal, params, services }) => services.responses.get(callerOf(principal), params.id),
 
+  'responses.input-items': async ({ principal, params, services }) => services.responses.inputItems(callerOf(principal), params.id),
+
   'responses.cancel': async ({ principal, params, services }) => services.responses.cancel(callerOf(principal), params.id),
 
   'models.list': async ({ query, services }) => services.models.list(query),

@@ -189,6 +189,10 @@ export interface StoredResponse {
   address: string | null;
   status: string;
   body: Record<string, unknown>;
+  /** The input items it answered, previous turns included. */
+  input: Record<string, unknown>[];
+  /** Its id at an upstream with its own Responses API, or null. */
+  upstreamId: string | null;
   createdAt: string;
   expiresAt: string;
 }
@@ -386,7 +390,9 @@ export interface Store {
     /** The caller's response (same app and user), unless it has expired. */
     get(appUuid: string, address: string | null, id: string, now: string): Promise<StoredResponse | null>;
     /** Moves a response on, but only from one of `from` (so a cancel and a finish cannot both win). */
-    transition(id: string, from: string[], status: string, body: Record<string, unknown>): Promise<boolean>;
+    transition(id: string, from: string[], status: string, body: Record<string, unknown>, upstreamId?: string | null): Promise<boolean>;
+    /** An item (of the output or the input) of one of the caller's kept responses, by its id; newest first. */
+    findItem(appUuid: string, address: string | null, itemId: string, now: string): Promise<Record<string, unknown> | null>;
     /** Marks responses left queued or running by a previous process as failed; returns how many. */
     failInterrupted(body: (previous: Record<string, unknown>) => Record<string, unknown>): Promise<number>;
     deleteExpired(now: string): Promise<number>;

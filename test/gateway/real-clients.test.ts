@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
-import { generateObject } from 'ai';
+import { generateObject, generateText, stepCountIs, tool } from 'ai';
 import OpenAI from 'openai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,3 +157,60 @@ describe('model lookups', () => {
     expect(page.body.next_page_token).toEqual(expect.any(String));
   });
 });
+
+describe('conversation state', () => {
+  for (const model of CHAT_MODELS) {
+    it(`previous_response_id continues the conversation: ${model}`, async () => {
+      const first = await sdk().responses.create({ model, input: 'my name is Ada', store: true });
+      const second = await sdk().responses.create({ model, input: 'what did I say?', previous_response_id: first.id });
+      expect(second.status).toBe('completed');
+      const items = await sdk().responses.inputItems.list(second.id);
+      const texts = JSON.stringify(items.data);
+      expect(texts).toContain('my name is Ada');
+      expect(texts).toContain('what did I say?');
+      if (model === 'acme/gpt-fake') {
+        // A native upstream gets its own id for the previous response, never ours.
+        const sent = openai.requests.findLast((r) => r.path === '/v1/responses')?.body;
+        expect(sent.previous_response_id).toMatch(/^resp_/);
+        expect(sent.previous_response_id).not.toBe(first.id);
+      } else if (model !== 'local/echo') {
+        // A translated one gets the whole conversation again.
+        const upstream = model.startsWith('claude') ? anthropic.requests : openai.requests;
+        expect(JSON.stringify(upstream.at(-1)?.body)).toContain('my name is Ada');
+      }
+    });
+  }
+
+  it('an unknown previous_response_id is a 404 naming it', async () => {
+    const refused = await t.call('POST', `${API}/responses`, { body: { model: 'local/echo', input: 'x', previous_response_id: 'resp_doesnotexist' } });
+    expectApiError(refused, 404, { param: 'previous_response_id' });
+  });
+
+  for (const model of ['local/echo', 'plain/gpt-fake', 'claude/claude-fake']) {
+    it(`the AI SDK's Responses provider runs a multi-step tool loop (item references included): ${model}`, async () => {
+      const responses = createOpenAI({ apiKey: t.liveKey, baseURL: `${t.url}${API}` });
+      const calls: unknown[] = [];
+      const line = model === 'local/echo' ? '!tool get_weather {"city":"Oslo"}' : model.startsWith('claude') ? 'use get_weather {"city":"Oslo"}' : 'call get_weather {"city":"Oslo"}';
+      const result = await generateText({
+        model: responses.responses(model),
+        prompt: line,
+        tools: {
+          get_weather: tool({
+            description: 'The weather in a city',
+            inputSchema: z.object({ city: z.string() }),
+            execute: async ({ city }) => {
+              calls.push(city);
+              return `sunny in ${city}`;
+            },
+          }),
+        },
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+      });
+      expect(calls).toEqual(['Oslo']);
+      expect(result.steps.length).toBeGreaterThanOrEqual(2);
+      expect(result.text).toContain('sunny in Oslo');
+    });
+  }
+});
+

@@ -86,7 +86,7 @@ function responseFormatOf(request: ResponseRequest): Pick<ChatBody, 'response_fo
  * Fields a model without the Responses API cannot honour through chat completions: refused by
  * name rather than dropped (as is any field this server does not know).
  */
-const NOT_TRANSLATED = ['previous_response_id', 'conversation', 'prompt', 'max_tool_calls', 'top_logprobs'] as const;
+const NOT_TRANSLATED = ['conversation', 'prompt', 'max_tool_calls', 'top_logprobs'] as const;
 const KNOWN_RESPONSE_FIELDS = new Set(Object.keys(ResponseBody.shape));
 
 function refuseUntranslatable(request: ResponseRequest): void {

@@ -29,6 +29,8 @@ const ACTIVE = ['queued', 'in_progress'];
 
 interface Prepared {
   meta: ResponseMeta;
+  /** The input items this response answers, previous turns included (kept for the next turn). */
+  input: Json[];
   meter: Meter;
   adapter: ProviderAdapter;
   upstreamModel: string;
@@ -64,43 +66,83 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   const background = new Map<string, { controller: AbortController; done: Promise<void> }>();
   const owner = (caller: Caller) => ({ appUuid: caller.appUuid, address: caller.address });
 
-  async function save(caller: Caller, body: Json) {
+  async function save(caller: Caller, body: Json, p: Prepared, upstreamId: string | null = null) {
     const now = clock.now();
     await store.responses.put({
       id: String(body.id),
       ...owner(caller),
       status: String(body.status),
       body,
+      input: p.input,
+      upstreamId,
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + RESPONSE_RETENTION_MS).toISOString(),
     });
   }
 
+  /** Input items as a list; `item_reference`s replaced by the items they name (of the caller's kept responses). */
+  async function inputItems(caller: Caller, request: ResponseRequest): Promise<Json[]> {
+    const input = request.input ?? [];
+    const items = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : (input as Json[]);
+    const now = clock.now().toISOString();
+    return Promise.all(
+      items.map(async (item, i) => {
+        if (item.type !== 'item_reference') return item;
+        const found = typeof item.id === 'string' ? await store.responses.findItem(caller.appUuid, caller.address, item.id, now) : null;
+        if (!found) throw invalidRequest(`No item '${String(item.id)}' in your responses of the last 24 hours.`, `input[${i}].id`, 'item_not_found');
+        return found;
+      }),
+    );
+  }
+
+  /**
+   * The request as it goes out, and the conversation it continues. `previous_response_id` maps
+   * to the upstream's own id when the previous response came from the same upstream's Responses
+   * API; otherwise the conversation is rebuilt from what was kept: its input, then its output.
+   */
+  async function conversationOf(caller: Caller, request: ResponseRequest, provider: string, native: boolean) {
+    const items = request.messages ? [] : await inputItems(caller, request);
+    const resolved = { ...request, ...(request.messages ? {} : { input: items }) };
+    if (!request.previous_response_id) return { request: resolved, history: [] as Json[], items };
+    const previous = await store.responses.get(caller.appUuid, caller.address, request.previous_response_id, clock.now().toISOString());
+    if (!previous) {
+      throw notFound(`No response ${request.previous_response_id} to continue (responses are kept for 24 hours).`, 'response_not_found', 'previous_response_id');
+    }
+    const output = ((previous.body.output as Json[] | undefined) ?? []).filter((item) => item.type === 'message' || item.type === 'function_call');
+    const history = [...previous.input, ...output];
+    const sameUpstream = native && previous.upstreamId !== null && String(previous.body.model).startsWith(`${provider}/`);
+    if (sameUpstream) return { request: { ...resolved, previous_response_id: previous.upstreamId }, history, items };
+    return { request: { ...resolved, previous_response_id: undefined, input: [...history, ...items] }, history, items };
+  }
+
   /** Resolves the model, checks the input, and holds the most the response can cost. */
-  async function prepare(caller: Caller, request: ResponseRequest, requestId: string): Promise<Prepared> {
-    const { entry, adapter } = deps.registry.resolve(request.model, 'responses');
+  async function prepare(caller: Caller, original: ResponseRequest, requestId: string): Promise<Prepared> {
+    const { entry, adapter } = deps.registry.resolve(original.model, 'responses');
+    const { request, history, items } = await conversationOf(caller, original, entry.provider, adapter.responses !== undefined);
     const inputTokens = adapter.responses
       ? estimateResponsesInputTokens(request, boundsOf(entry))
       : estimateChatInputTokens(toChatBody(request), boundsOf(entry));
     const maxOutputTokens = request.max_output_tokens ?? entry.defaultMaxOutputTokens;
     const meter = await openMeter(deps, { caller, entry, operation: 'responses', requestId, inputTokens, maxOutputTokens });
     const meta = { id: newId('resp'), model: entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request };
-    return { meta, meter, adapter, upstreamModel: entry.model, inputTokens, maxOutputTokens };
+    // Every kept input item has an id, so that input_items and item_reference can name it.
+    const input = [...history, ...items].map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
+    return { meta, input, meter, adapter, upstreamModel: entry.model, inputTokens, maxOutputTokens };
   }
 
-  /** Runs a response to its end and settles it. */
-  async function complete(p: Prepared, signal: AbortSignal): Promise<ResponseJson> {
+  /** Runs a response to its end and settles it; with the upstream's own id when it has one. */
+  async function complete(p: Prepared, signal: AbortSignal): Promise<{ result: ResponseJson; upstreamId: string | null }> {
     const { meta, meter, adapter } = p;
     try {
       if (adapter.responses) {
         const result = await adapter.responses.create({ model: p.upstreamModel, body: nativeBody(meta.request, p.upstreamModel), signal });
         await meter.settle(usageOf(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
-        return { ...result, id: meta.id, model: meta.model } as ResponseJson;
+        return { result: { ...result, id: meta.id, model: meta.model } as ResponseJson, upstreamId: typeof result.id === 'string' ? result.id : null };
       }
       const body = toChatBody(meta.request);
       const { completion, usage } = await adapter.chat({ model: p.upstreamModel, body, maxOutputTokens: p.maxOutputTokens, signal });
       await meter.settle(usage, 'ok');
-      return completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage);
+      return { result: completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage), upstreamId: null };
     } catch (error) {
       await meter.failed(error, signal);
       throw error;
@@ -108,7 +150,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   }
 
   /** A native stream with our id and model in it, metered from its final response. */
-  async function* nativeEvents(p: Prepared, signal: AbortSignal): AsyncGenerator<ResponseStreamEvent> {
+  async function* nativeEvents(p: Prepared, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<ResponseStreamEvent> {
     let usage: TokenUsage | null = null;
     let produced = '';
     let status: 'ok' | 'error' | 'canceled' = 'ok';
@@ -123,6 +165,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
         }
         const response = data.response as Json | undefined;
         if (response) {
+          if (typeof response.id === 'string') upstream.id = response.id;
           data.response = { ...response, id: p.meta.id, model: p.meta.model };
           usage = usageOf(response) ?? usage;
         }
@@ -138,12 +181,12 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   }
 
   /** Typed events as SSE; the final response is kept for GET; a failure is one `error` event. */
-  async function* sse(caller: Caller, events: AsyncIterable<ResponseStreamEvent>, signal: AbortSignal): AsyncGenerator<SseEvent> {
+  async function* sse(caller: Caller, p: Prepared, events: AsyncIterable<ResponseStreamEvent>, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<SseEvent> {
     let sequence = 0;
     try {
       for await (const event of events) {
         sequence = typeof event.data.sequence_number === 'number' ? event.data.sequence_number + 1 : sequence + 1;
-        if (event.event === 'response.completed' || event.event === 'response.incomplete') await save(caller, event.data.response as Json);
+        if (event.event === 'response.completed' || event.event === 'response.incomplete') await save(caller, event.data.response as Json, p, upstream.id);
         yield { event: event.event, data: JSON.stringify(event.data) };
       }
     } catch (error) {
@@ -156,13 +199,13 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   /** Starts a background response: answers queued at once, runs detached, can be cancelled. */
   async function startBackground(caller: Caller, p: Prepared): Promise<ResponseJson> {
     const queued = responseObject(p.meta, { status: 'queued' });
-    await save(caller, queued);
+    await save(caller, queued, p);
     const controller = new AbortController();
     const done = (async () => {
       try {
         await store.responses.transition(p.meta.id, ['queued'], 'in_progress', { ...queued, status: 'in_progress' });
-        const result = await complete(p, controller.signal);
-        await store.responses.transition(p.meta.id, ['in_progress'], String(result.status), result);
+        const { result, upstreamId } = await complete(p, controller.signal);
+        await store.responses.transition(p.meta.id, ['in_progress'], String(result.status), result, upstreamId);
       } catch (error) {
         if (controller.signal.aborted) return; // cancelled: the cancel has written the response
         const { message, code } = asApiError(error);
@@ -186,13 +229,14 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       const p = await prepare(caller, request, requestId);
       if (request.background) return startBackground(caller, p);
       if (request.stream) {
+        const upstream = { id: null as string | null };
         const events = p.adapter.responses
-          ? nativeEvents(p, signal)
+          ? nativeEvents(p, signal, upstream)
           : chunksToEvents(
               p.meta,
               meteredChunks(
                 rewriteChunks(
-                  p.adapter.chatStream({ model: p.upstreamModel, body: toChatBody(request), maxOutputTokens: p.maxOutputTokens, signal }),
+                  p.adapter.chatStream({ model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal }),
                   request.image_model,
                 ),
                 p.meter,
@@ -200,11 +244,19 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
                 signal,
               ),
             );
-        return new SseReply(sse(caller, events, signal));
+        return new SseReply(sse(caller, p, events, signal, upstream));
       }
-      const result = await complete(p, signal);
-      await save(caller, result);
+      const { result, upstreamId } = await complete(p, signal);
+      await save(caller, result, p, upstreamId);
       return result;
+    },
+
+    /** The input items a response answered, previous turns included, as OpenAI lists them. */
+    async inputItems(caller: Caller, id: string) {
+      const stored = await store.responses.get(caller.appUuid, caller.address, id, clock.now().toISOString());
+      if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      const data = stored.input.map((item) => ({ ...item, id: String(item.id ?? '') }));
+      return { object: 'list' as const, data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: false };
     },
 
     async get(caller: Caller, id: string) {

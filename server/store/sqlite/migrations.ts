@@ -358,4 +358,15 @@ export const migrations: Migration[] = [
       INSERT INTO ledger_baseline SELECT COALESCE(MAX(id), 0) FROM ledger_entries;
     `,
   },
+  {
+    version: 13,
+    name: 'the input of a kept response, and its id at the upstream',
+    sql: `
+      -- The input items a response answered (previous turns included): previous_response_id and
+      -- input_items read them. A response of an upstream with its own Responses API keeps that
+      -- upstream's id, which a later previous_response_id is mapped to.
+      ALTER TABLE responses ADD COLUMN input TEXT;
+      ALTER TABLE responses ADD COLUMN upstream_id TEXT;
+    `,
+  },
 ];

@@ -7,6 +7,8 @@ interface Row {
   address: string | null;
   status: string;
   body: string;
+  input: string | null;
+  upstream_id: string | null;
   created_at: string;
   expires_at: string;
 }
@@ -17,14 +19,16 @@ const toResponse = (row: Row): StoredResponse => ({
   address: row.address,
   status: row.status,
   body: JSON.parse(row.body) as Record<string, unknown>,
+  input: row.input ? (JSON.parse(row.input) as Record<string, unknown>[]) : [],
+  upstreamId: row.upstream_id,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
 
 export function createResponsesRepository(db: Db): Store['responses'] {
   const insert = db.prepare(
-    `INSERT INTO responses (id, app_uuid, address, status, body, created_at, expires_at)
-     VALUES (@id, @appUuid, @address, @status, @body, @createdAt, @expiresAt)`,
+    `INSERT INTO responses (id, app_uuid, address, status, body, input, upstream_id, created_at, expires_at)
+     VALUES (@id, @appUuid, @address, @status, @body, @input, @upstreamId, @createdAt, @expiresAt)`,
   );
   const select = db.prepare<[string, string, string | null, string], Row>(
     'SELECT * FROM responses WHERE id = ? AND app_uuid = ? AND address IS ? AND expires_at > ?',
@@ -32,20 +36,37 @@ export function createResponsesRepository(db: Db): Store['responses'] {
   const selectInterrupted = db.prepare<[], Row>("SELECT * FROM responses WHERE status IN ('queued', 'in_progress')");
   const update = db.prepare('UPDATE responses SET status = ?, body = ? WHERE id = ?');
   const deleteExpired = db.prepare('DELETE FROM responses WHERE expires_at <= ?');
+  // Item ids are random and long: a text match finds the few rows to look in.
+  const withItem = db.prepare<[string, string | null, string, string, string], Row>(
+    `SELECT * FROM responses WHERE app_uuid = ? AND address IS ? AND expires_at > ? AND (body LIKE ? OR input LIKE ?)
+     ORDER BY created_at DESC LIMIT 5`,
+  );
 
   return {
     async put(response) {
-      insert.run({ ...response, body: JSON.stringify(response.body) });
+      insert.run({ ...response, body: JSON.stringify(response.body), input: JSON.stringify(response.input) });
+    },
+    async findItem(appUuid, address, itemId, now) {
+      // "_" stands for any one character in LIKE: harmless here, the match is checked below.
+      const pattern = `%"id":"${itemId.replace(/[%"\\]/g, '')}"%`;
+      for (const row of withItem.all(appUuid, address, now, pattern, pattern)) {
+        const stored = toResponse(row);
+        const items = [...((stored.body.output as Record<string, unknown>[] | undefined) ?? []), ...stored.input];
+        const found = items.find((item) => item.id === itemId);
+        if (found) return found;
+      }
+      return null;
     },
     async get(appUuid, address, id, now) {
       const row = select.get(id, appUuid, address, now);
       return row ? toResponse(row) : null;
     },
-    async transition(id, from, status, body) {
+    async transition(id, from, status, body, upstreamId) {
       const placeholders = from.map(() => '?').join(', ');
       return (
-        db.prepare(`UPDATE responses SET status = ?, body = ? WHERE id = ? AND status IN (${placeholders})`).run(status, JSON.stringify(body), id, ...from)
-          .changes === 1
+        db
+          .prepare(`UPDATE responses SET status = ?, body = ?, upstream_id = COALESCE(?, upstream_id) WHERE id = ? AND status IN (${placeholders})`)
+          .run(status, JSON.stringify(body), upstreamId ?? null, id, ...from).changes === 1
       );
     },
     async failInterrupted(body) {

@@ -69,6 +69,23 @@ export const inferenceOperations = [
     summary: 'Cancel a background response',
   }),
   defineOperation({
+    id: 'responses.input-items',
+    cli: ['responses', 'input-items'],
+    method: 'GET',
+    path: '/responses/{id}/input_items',
+    params: ResponseParams,
+    response: z.object({
+      object: z.literal('list'),
+      data: z.array(z.looseObject({ id: z.string(), type: z.string().optional() })),
+      first_id: z.string().nullable(),
+      last_id: z.string().nullable(),
+      has_more: z.boolean(),
+    }),
+    auth: CALLER,
+    roles: ROLES.inference,
+    summary: 'The input items a response answered, previous turns included',
+  }),
+  defineOperation({
     id: 'embeddings.create',
     cli: ['embeddings', 'create'],
     method: 'POST',
