@@ -1,3 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { API, appPath, createOwnerApp, expectApiError, expectStatus, useTestServer } from '../helpers/api.js';
 import { startTestServer } from '../helpers/server.js';
@@ -70,7 +74,8 @@ describe('metering', () => {
 describe('a client that goes away mid-stream', () => {
   it('aborts the upstream call, releases the hold and is charged only for what was produced', async () => {
     const adapter = stallingAdapter(['one ', 'two ', 'three ']);
-    const server = await startTestServer({ providers: [pricedProvider(adapter)] });
+    const dbPath = join(mkdtempSync(join(tmpdir(), 'svc-closed-')), 'server.db');
+    const server = await startTestServer({ providers: [pricedProvider(adapter)], dbPath });
     try {
       const aborter = new AbortController();
       const response = await fetch(`${server.url}${API}/chat/completions`, {
@@ -94,6 +99,11 @@ describe('a client that goes away mid-stream', () => {
       const balanceAfter = await server.call('GET', `${API}/credits/balance`);
       expect(balanceAfter.body.held_credits).toBe(0);
       expect(Math.round(balanceAfter.body.credits * 1e6)).toBe(100_000_000 - Math.round(row.credits * 1e6));
+      // Recorded as the client's doing, not the upstream's.
+      await server.close();
+      const db = new Database(dbPath, { readonly: true });
+      expect(db.prepare('SELECT status, error_code FROM usage_events').all()).toEqual([{ status: 'canceled', error_code: 'client_closed' }]);
+      db.close();
     } finally {
       await server.close();
     }

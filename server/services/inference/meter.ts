@@ -43,6 +43,9 @@ async function holdWithinUserLimit(
 /** The usage row's error code for a failure. */
 export const errorCode = (error: unknown) => (error instanceof ApiError ? error.code : 'upstream_error');
 
+/** The usage row's code for a request whose client hung up: not the upstream's fault. */
+export const CLIENT_CLOSED = 'client_closed';
+
 export interface MeterOptions {
   store: Store;
   clock: Clock;
@@ -149,7 +152,7 @@ export async function openMeter(
     },
     /** Settles a request that failed before producing anything: nothing is charged. */
     failed(error: unknown, signal: AbortSignal) {
-      return this.settle({ inputTokens: 0, outputTokens: 0 }, signal.aborted ? 'canceled' : 'error', errorCode(error));
+      return this.settle({ inputTokens: 0, outputTokens: 0 }, signal.aborted ? 'canceled' : 'error', signal.aborted ? CLIENT_CLOSED : errorCode(error));
     },
   };
 }

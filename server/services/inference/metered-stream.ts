@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.js';
 import { estimateTokens } from '../../providers/tokens.js';
 import type { ChatChunk, TokenUsage } from '../../providers/types.js';
-import { errorCode, type Meter } from './meter.js';
+import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
 
 /** Any failure as the API's error (an unexpected one is the upstream's fault: 502). */
 export function asApiError(error: unknown): ApiError {
@@ -47,10 +47,14 @@ export async function* meteredChunks(
     }
   } catch (error) {
     status = signal.aborted ? 'canceled' : 'error';
-    failure = errorCode(error);
+    failure = signal.aborted ? CLIENT_CLOSED : errorCode(error);
     throw error;
   } finally {
-    if (signal.aborted && status === 'ok') status = 'canceled';
+    if (signal.aborted && status === 'ok') {
+      status = 'canceled';
+      failure = CLIENT_CLOSED;
+    }
+    // The upstream's own count when it sent one (a last usage chunk), else an estimate of what was produced.
     await meter.settle(usage ?? estimate(), status, failure);
   }
 }
