@@ -4,6 +4,7 @@ import { developerIdpHandlers } from './developer-idp.js';
 import { developerKeysHandlers } from './developer-keys.js';
 import { developerUsersHandlers } from './developer-users.js';
 import { inferenceHandlers } from './inference.js';
+import { messagesHandlers } from './messages.js';
 import { sandboxHandlers } from './sandbox.js';
 import { systemHandlers } from './system.js';
 import { textHandlers } from './text.js';
@@ -16,6 +17,7 @@ import type { HandlerTable } from './types.js';
 export const handlers: HandlerTable = {
   ...systemHandlers,
   ...inferenceHandlers,
+  ...messagesHandlers,
   ...usageHandlers,
   ...creditsHandlers,
   ...subscriptionsHandlers,

@@ -7,6 +7,7 @@ import { createAppsService } from './apps.js';
 import { createIdpService } from './idp.js';
 import { createChatService } from './inference/chat.js';
 import { createEmbeddingsService } from './inference/embeddings.js';
+import { createMessagesService } from './inference/messages.js';
 import { createResponsesService } from './inference/responses.js';
 import { createModelsService } from './models.js';
 import { createSigningKeysService } from './signing-keys.js';
@@ -78,6 +79,8 @@ export function createServices(deps: ServiceDeps) {
   const limiter = createRateLimitService({ ...deps, planMultiplier: money.rateMultipliers.of });
   // Inference counts tokens against the rate limits as it settles.
   const inference = { ...deps, limiter, pooledHolds: new Map<string, number>() };
+  // One chat service behind both front doors: chat completions and the Anthropic Messages API.
+  const chat = createChatService(inference);
   return {
     limiter,
     version: deps.version,
@@ -89,9 +92,10 @@ export function createServices(deps: ServiceDeps) {
     idp: createIdpService({ ...deps, sandboxKey: async () => (await signingKeys.current()).publicJwk as JsonWebKey }),
     users: createUsersService(deps),
     models: createModelsService(deps),
-    chat: createChatService(inference),
+    chat,
     embeddings: createEmbeddingsService(inference),
     responses: createResponsesService(inference),
+    messages: createMessagesService({ registry: deps.registry, chat }),
     usage: createUsageService(deps),
     signingKeys,
     text: createTextService(deps),

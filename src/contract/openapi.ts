@@ -56,7 +56,10 @@ function operationObject(op: AnyOperation) {
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(op.body, 'input') } } } }
-      : {}),
+      : op.method === 'POST' && !op.auth.includes('none')
+        ? // A POST without fields still takes an empty JSON object, as SDKs send one.
+          { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } } }
+        : {}),
     responses: {
       [String(op.successStatus ?? 200)]: success,
       '400': errorResponse('Invalid request: the message names the field'),
@@ -66,6 +69,28 @@ function operationObject(op: AnyOperation) {
     },
   };
 }
+
+/** What each group of operations (the first CLI word, the tag) is for. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  chat: 'Chat completions (OpenAI-compatible), streamed or not',
+  responses: 'The Responses API: create, read, cancel, input items',
+  embeddings: 'Embeddings',
+  models: 'The models this server serves',
+  messages: 'The Anthropic Messages API, in front of every model',
+  tools: 'Tools the platform offers',
+  usage: 'Usage reports of the caller',
+  developer: "A developer's apps, keys, identity providers, users, usage and billing",
+  credits: 'Balances, claims, packs and purchases',
+  tasks: 'Tasks that earn credits',
+  subscriptions: 'Plans and the subscription lifecycle',
+  agents: 'Agents',
+  config: 'Public configuration',
+  text: 'Text channel registrations (sms, messenger)',
+  sandbox: 'The sandbox identity provider, for test keys',
+  health: 'Health check',
+  jwks: "The server's public signing keys",
+  openapi: 'This document',
+};
 
 /** An operation's path in the document: `{name+}` (the rest of the path, slashes included) is a plain template there. */
 export const openApiPath = (op: AnyOperation) => (op.absolutePath ? op.path : `${API_PREFIX}${op.path}`).replace(/\+\}/g, '}');
@@ -85,7 +110,12 @@ export function buildOpenApiDocument(options: { version: string }) {
       title: 'svc platform API',
       version: options.version,
       description: 'OpenAI-compatible AI platform API: inference across providers, metered in credits (1 credit = $0.01).',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    tags: [...new Set((operations as readonly AnyOperation[]).map((op) => op.cli[0] as string))].map((name) => ({
+      name,
+      description: TAG_DESCRIPTIONS[name] ?? `The ${name} operations`,
+    })),
     paths,
     components: {
       schemas: { Error: errorSchema },

@@ -76,3 +76,25 @@ describe('GET /api/v1/docs/swagger.json', () => {
     }
   });
 });
+
+describe('the OpenAPI document against a linter nobody here wrote', () => {
+  const t = useTestServer();
+
+  it('passes @redocly/cli lint with its recommended rules: no error, no warning', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const response = await t.call('GET', `${API}/docs/swagger.json`, { key: null });
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(response.body));
+    const bin = join(process.cwd(), 'node_modules', '.bin', 'redocly');
+    let output: string;
+    try {
+      output = execFileSync(bin, ['lint', file, '--extends', 'recommended', '--format', 'stylish'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    } catch (error) {
+      throw new Error(`redocly lint failed:\n${(error as { stdout?: string }).stdout ?? ''}${(error as { stderr?: string }).stderr ?? ''}`);
+    }
+    expect(output).not.toMatch(/\bwarning\b|\berror\b/);
+  }, 60_000);
+});

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { API, appPath, createOwnerApp, expectApiError, expectStatus, useTestServer } from '../helpers/api.js';
+import { API, expectChargedForProduced, appPath, createOwnerApp, expectApiError, expectStatus, useTestServer } from '../helpers/api.js';
 import { startTestServer } from '../helpers/server.js';
 import { pricedProvider, stallingAdapter } from '../helpers/providers.js';
 
@@ -89,16 +89,7 @@ describe('a client that goes away mid-stream', () => {
       while (!text.includes('three')) text += new TextDecoder().decode((await reader.read()).value);
       aborter.abort();
       await adapter.aborted;
-      // The settlement lands right after the abort; wait on the answer, not on time.
-      let usage;
-      do {
-        usage = await server.call('GET', `${API}/usage/models`);
-      } while (usage.body.data.length === 0);
-      const row = usage.body.data[0];
-      expect(row).toMatchObject({ model: 'paid/echo', requests: 1, output_tokens: 4 });
-      const balanceAfter = await server.call('GET', `${API}/credits/balance`);
-      expect(balanceAfter.body.held_credits).toBe(0);
-      expect(Math.round(balanceAfter.body.credits * 1e6)).toBe(100_000_000 - Math.round(row.credits * 1e6));
+      await expectChargedForProduced(server, { model: 'paid/echo', output_tokens: 4 });
       // Recorded as the client's doing, not the upstream's.
       await server.close();
       const db = new Database(dbPath, { readonly: true });

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
@@ -9,8 +6,9 @@ import OpenAI from 'openai';
 import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fake-openai.js';
+import type { FakeAnthropic } from '../fixtures/fake-anthropic.js';
+import type { FakeOpenAI } from '../fixtures/fake-openai.js';
+import { startFakeUpstreams } from '../helpers/upstreams.js';
 import { API, expectApiError } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -19,32 +17,25 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * upstream: the offline local model, an OpenAI-type upstream with its own Responses API (`acme`),
  * one without it (`plain`, Responses translated to chat), and an Anthropic-type one (`claude`).
  */
+let upstreams: Awaited<ReturnType<typeof startFakeUpstreams>>;
 let openai: FakeOpenAI;
 let anthropic: FakeAnthropic;
 let t: TestServer;
 
 beforeAll(async () => {
-  openai = await startFakeOpenAI();
-  anthropic = await startFakeAnthropic({ apiKey: 'anthropic-test-key' });
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-clients-')), 'providers.json');
   const model = (id: string) => ({ id, input_price: 0.5, output_price: 1.5, context_length: 8192 });
-  writeFileSync(
-    file,
-    JSON.stringify({
-      providers: [
-        // More than a page of models: a list without page_size must still have them all.
-        { id: 'acme', type: 'openai', base_url: openai.url, api_key_env: 'FAKE_OPENAI_KEY', supports_responses: true, models: [model('gpt-fake'), ...Array.from({ length: 110 }, (_, i) => model(`extra-${String(i).padStart(3, '0')}`))] },
-        { id: 'plain', type: 'openai', base_url: openai.url, api_key_env: 'FAKE_OPENAI_KEY', models: [model('gpt-fake')] },
-        { id: 'claude', type: 'anthropic', base_url: anthropic.url, api_key_env: 'FAKE_ANTHROPIC_KEY', models: [model('claude-fake')] },
-      ],
-    }),
-  );
-  t = await startTestServer({ providersFile: file, env: { FAKE_OPENAI_KEY: openai.apiKey, FAKE_ANTHROPIC_KEY: 'anthropic-test-key' } });
+  upstreams = await startFakeUpstreams((urls) => [
+    // More than a page of models: a list without page_size must still have them all.
+    { id: 'acme', type: 'openai', base_url: urls.openai, api_key_env: 'FAKE_OPENAI_KEY', supports_responses: true, models: [model('gpt-fake'), ...Array.from({ length: 110 }, (_, i) => model(`extra-${String(i).padStart(3, '0')}`))] },
+    { id: 'plain', type: 'openai', base_url: urls.openai, api_key_env: 'FAKE_OPENAI_KEY', models: [model('gpt-fake')] },
+    { id: 'claude', type: 'anthropic', base_url: urls.anthropic, api_key_env: 'FAKE_ANTHROPIC_KEY', models: [model('claude-fake')] },
+  ]);
+  ({ openai, anthropic } = upstreams);
+  t = await startTestServer({ providersFile: upstreams.file, env: upstreams.env });
 });
 afterAll(async () => {
   await t?.close();
-  await openai?.close();
-  await anthropic?.close();
+  await upstreams?.close();
 });
 
 const sdk = () => new OpenAI({ apiKey: t.liveKey, baseURL: `${t.url}${API}`, maxRetries: 0 });

@@ -177,3 +177,21 @@ export async function sandboxUser(t: TestServer, appUuid: string = t.appUuid, de
   const token = issued.body.token as string;
   return { token, address: issued.body.address as string, as: bearer(token) };
 }
+
+/**
+ * After a client went away mid-stream: waits for the request's usage row (its settlement lands
+ * right after the abort: wait on the answer, not on time), then checks that nothing is held and
+ * that the balance moved by exactly what the row says was produced. Returns the row.
+ */
+export async function expectChargedForProduced(server: TestServer, expected: { model: string; output_tokens: number }) {
+  let usage;
+  do {
+    usage = await server.call('GET', `${API}/usage/models`);
+  } while (usage.body.data.length === 0);
+  const row = usage.body.data[0];
+  expect(row).toMatchObject({ ...expected, requests: 1 });
+  const balanceAfter = await server.call('GET', `${API}/credits/balance`);
+  expect(balanceAfter.body.held_credits).toBe(0);
+  expect(Math.round(balanceAfter.body.credits * 1e6)).toBe(100_000_000 - Math.round(row.credits * 1e6));
+  return row;
+}

@@ -26,13 +26,14 @@ async function* chatEvents(chunks: AsyncIterable<ChatChunk>, modelId: string, in
 
 export function createChatService(deps: MeterOptions & { registry: ProviderRegistry }) {
   return {
-    async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal) {
+    /** `operation` names the front door in the usage row (chat.completions, messages.create). */
+    async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal, operation = 'chat.completions') {
       const { entry, adapter } = deps.registry.resolve(body.model, 'chat');
       const inputTokens = estimateChatInputTokens(body, boundsOf(entry));
       const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
       // n choices may each write the whole budget: the hold covers them all.
       const choices = body.n ?? 1;
-      const meter = await openMeter(deps, { caller, entry, operation: 'chat.completions', requestId, inputTokens, maxOutputTokens: maxOutputTokens * choices });
+      const meter = await openMeter(deps, { caller, entry, operation, requestId, inputTokens, maxOutputTokens: maxOutputTokens * choices });
       const call = { model: entry.model, body, maxOutputTokens, signal };
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
