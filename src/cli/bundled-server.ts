@@ -26,8 +26,9 @@ export async function startBundledServer(
   });
   let savedKey = false;
   if (server.bootstrap && !config.values.api_key) {
-    config.set({ api_key: server.bootstrap.liveKey, api_url: server.url });
+    // A port picked for this start only (`--port 0`) is no address to come back to.
+    config.set({ api_key: server.bootstrap.liveKey, ...(options.port !== 0 ? { api_url: server.url } : {}) });
     savedKey = true;
   }
-  return { server, savedKey };
+  return { server, savedKey, savedUrl: savedKey && options.port !== 0 };
 }

@@ -4,6 +4,8 @@ import type { SvcContext } from './base-command.js';
 import { apiCommandFor } from './commands/api.js';
 import { ExitCode } from './exit-codes.js';
 import { loadManifest } from './manifest.js';
+import { namePlaceholders } from './placeholders.js';
+import { apiIndex, explainMistake } from './mistakes.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
@@ -63,6 +65,14 @@ export async function buildCli(colored = false, argv: readonly string[] = []): P
   });
   const commands = await commandsFor(argv);
   for (const command of commands) cli.register(command);
+  // Every help text, `svc docs` included, names the values of its options.
+  const usage = cli.usage.bind(cli);
+  cli.usage = (command, options) => {
+    const owner = (command === null || command === undefined ? {} : typeof command === 'function' ? command : command.constructor) as {
+      placeholders?: Record<string, string>;
+    };
+    return namePlaceholders(usage(command, options), owner.placeholders ?? {});
+  };
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);
   return cli;
@@ -105,11 +115,20 @@ export async function runCli(argv: string[], context: SvcContext): Promise<numbe
       }
     }
   }
+  // `svc api`, `svc api <group>` (with or without --help): an index, as gh prints one.
+  const index = apiIndex(argv.filter((w) => w !== '--help' && w !== '-h'), cli.definitions());
+  if (index) {
+    context.stdout.write(index);
+    return ExitCode.ok;
+  }
   let command;
   try {
     command = cli.process(joinDashValues(argv, booleanFlags), context);
   } catch (error) {
-    context.stderr.write(cli.error(error, { colored }));
+    // A command line matching no command: say what is missing, or what was meant. Anything else
+    // (a value a validator refused) is clipanion's own, precise, message.
+    const unmatched = /command not found|not enough positional/i.test((error as Error).message);
+    context.stderr.write(unmatched ? explainMistake(argv, cli.definitions()) : cli.error(error, { colored }));
     return ExitCode.usage;
   }
   if (command.help) {

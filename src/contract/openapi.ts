@@ -2,6 +2,7 @@ import { fieldsOf, toJsonSchema, type JsonSchema } from './json-schema.js';
 import { describeRoles, type AnyOperation } from './operation.js';
 import { operations } from './operations/index.js';
 import { ApiErrorBody } from './schemas/common.js';
+import { GROUP_DESCRIPTIONS } from './groups.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -70,28 +71,6 @@ function operationObject(op: AnyOperation) {
   };
 }
 
-/** What each group of operations (the first CLI word, the tag) is for. */
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  chat: 'Chat completions (OpenAI-compatible), streamed or not',
-  responses: 'The Responses API: create, read, cancel, input items',
-  embeddings: 'Embeddings',
-  models: 'The models this server serves',
-  messages: 'The Anthropic Messages API, in front of every model',
-  tools: 'Tools the platform offers',
-  usage: 'Usage reports of the caller',
-  developer: "A developer's apps, keys, identity providers, users, usage and billing",
-  credits: 'Balances, claims, packs and purchases',
-  tasks: 'Tasks that earn credits',
-  subscriptions: 'Plans and the subscription lifecycle',
-  agents: 'Agents',
-  config: 'Public configuration',
-  text: 'Text channel registrations (sms, messenger)',
-  sandbox: 'The sandbox identity provider, for test keys',
-  health: 'Health check',
-  jwks: "The server's public signing keys",
-  openapi: 'This document',
-};
-
 /** An operation's path in the document: `{name+}` (the rest of the path, slashes included) is a plain template there. */
 export const openApiPath = (op: AnyOperation) => (op.absolutePath ? op.path : `${API_PREFIX}${op.path}`).replace(/\+\}/g, '}');
 
@@ -114,7 +93,7 @@ export function buildOpenApiDocument(options: { version: string }) {
     },
     tags: [...new Set((operations as readonly AnyOperation[]).map((op) => op.cli[0] as string))].map((name) => ({
       name,
-      description: TAG_DESCRIPTIONS[name] ?? `The ${name} operations`,
+      description: GROUP_DESCRIPTIONS[name] ?? `The ${name} operations`,
     })),
     paths,
     components: {

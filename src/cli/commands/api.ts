@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { Command, Option, UsageError } from 'clipanion';
+import { readAll } from '../read-all.js';
 import type { Field } from '../../contract/json-schema.js';
 import type { OperationManifest } from '../../contract/manifest.js';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { kebab, flagKind, parseFlag, parseJsonBody } from '../flags.js';
 import { writeJson, writeJsonLine } from '../output.js';
+import { placeholderOf } from '../placeholders.js';
 
 type Located = Field & { in: 'query' | 'body' };
 interface ApiRequest {
@@ -22,7 +25,7 @@ function describeField(field: Field): string {
 
 function example(op: OperationManifest, flags: Located[]): string {
   const words = ['svc api', ...op.cli, ...op.params.map((p) => `<${kebab(p.name)}>`)];
-  for (const flag of flags.filter((f) => f.required)) words.push(`--${kebab(flag.name)} <${kebab(flag.name)}>`);
+  for (const flag of flags.filter((f) => f.required)) words.push(`--${kebab(flag.name)} <${placeholderOf(flag)}>`);
   return words.join(' ');
 }
 
@@ -38,8 +41,13 @@ export function apiCommandFor(op: OperationManifest) {
     ...op.body.map((f) => ({ ...f, in: 'body' as const })),
   ];
 
+  // A list: pages by limit/offset, or by page_token (models).
+  const paging = op.query.some((f) => f.name === 'offset') ? 'offset' : op.query.some((f) => f.name === 'page_token') ? 'token' : null;
+
   class ApiOperationCommand extends SvcCommand {
     static override paths = [['api', ...op.cli]];
+    /** What each option's value is, for `--help`. */
+    static placeholders = Object.fromEntries(flags.map((f) => [`--${kebab(f.name)}`, placeholderOf(f)]));
     static override usage = Command.Usage({
       category: `API: ${op.cli[0]}`,
       description: op.summary,
@@ -50,8 +58,27 @@ export function apiCommandFor(op: OperationManifest) {
     });
 
     json = op.hasBody
-      ? Option.String('--json', { description: 'The request body as a JSON object; flags override its fields' })
+      ? Option.String('--json', { description: 'The request body: a JSON object, @file to read it from a file, - from stdin; flags override its fields' })
       : undefined;
+
+    paginate = paging
+      ? Option.Boolean('--paginate', false, {
+          description: 'Walk every page: one merged list on a terminal, one JSON line per item when piped',
+        })
+      : undefined;
+
+    /** The `--json` text: given, read from a file (`@file`), or from stdin (`-`). */
+    private async jsonText(): Promise<string | undefined> {
+      const given = this.json;
+      if (given === undefined) return undefined;
+      if (given === '-') return readAll(this.context.stdin);
+      if (!given.startsWith('@')) return given;
+      try {
+        return readFileSync(given.slice(1), 'utf8');
+      } catch (error) {
+        throw new UsageError(`--json ${given}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+      }
+    }
 
     constructor() {
       super();
@@ -66,11 +93,12 @@ export function apiCommandFor(op: OperationManifest) {
       }
     }
 
-    private request(): ApiRequest {
+    private async request(): Promise<ApiRequest> {
       const self = this as unknown as Record<string, unknown>;
       const params = Object.fromEntries(op.params.map((p) => [p.name, self[`arg_${p.name}`]]));
       const query: Record<string, unknown> = {};
-      const body: Record<string, unknown> = this.json ? parseJsonBody(this.json) : {};
+      const text = await this.jsonText();
+      const body: Record<string, unknown> = text !== undefined ? parseJsonBody(text) : {};
       for (const f of flags) {
         const raw = self[`flag_${f.name}`] as string | boolean | undefined;
         if (raw === undefined) continue;
@@ -88,15 +116,41 @@ export function apiCommandFor(op: OperationManifest) {
     }
 
     async execute(): Promise<number> {
-      const input = this.request();
+      const input = await this.request();
       try {
         const client = this.client({ requireKey: !op.auth.includes('none') });
         if (op.stream && input.body?.stream === true) return await this.printStream(client, input);
+        if (this.paginate) return await this.printAllPages(client, input);
         writeJson(this.context.stdout, await client.call(op, input), this.context.env);
         return ExitCode.ok;
       } catch (error) {
         return this.report(error);
       }
+    }
+
+    /**
+     * Every page of a list, in order. On a terminal one merged `{data, total}`; piped, one JSON
+     * line per item as the pages come (a script can start on the first item, and `head` stop it).
+     */
+    private async printAllPages(client: ReturnType<SvcCommand['client']>, input: ApiRequest) {
+      const piped = !(this.context.stdout as { isTTY?: boolean }).isTTY;
+      const items: unknown[] = [];
+      let query = { ...input.query };
+      for (;;) {
+        const page = (await client.call(op, { ...input, query })) as { data: unknown[]; total?: number; next_page_token?: string | null };
+        if (piped) for (const item of page.data) writeJsonLine(this.context.stdout, item);
+        else items.push(...page.data);
+        if (paging === 'token') {
+          if (!page.next_page_token) break;
+          query = { ...query, page_token: page.next_page_token };
+        } else {
+          const offset = Number(query.offset ?? 0) + page.data.length;
+          if (page.data.length === 0 || offset >= (page.total ?? 0)) break;
+          query = { ...query, offset };
+        }
+      }
+      if (!piped) writeJson(this.context.stdout, { data: items, total: items.length }, this.context.env);
+      return ExitCode.ok;
     }
 
     /** One JSON object per line; an error event mid-stream goes to stderr and exits 1. */

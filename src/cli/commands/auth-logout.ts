@@ -3,6 +3,8 @@ import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 
 export class AuthLogoutCommand extends SvcCommand {
+  // It talks to no server: no --api-url in its options.
+  override apiUrl = undefined;
   static override paths = [['auth', 'logout']];
   static override usage = Command.Usage({ category: 'Account', description: 'Remove the saved API key' });
 

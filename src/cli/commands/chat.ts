@@ -8,6 +8,7 @@ import { ConnectionError } from '../../client/errors.js';
 import { chatDefaults } from '../../chat/defaults.js';
 import { VERSION } from '../../version.js';
 import { SvcCommand } from '../base-command.js';
+import { readAll } from '../read-all.js';
 import { startBundledServer } from '../bundled-server.js';
 import { DEFAULT_API_URL } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
@@ -31,12 +32,6 @@ async function serverEmbeddingModel(client: Client): Promise<string> {
 async function loadAdminTools(client: Client): Promise<ClientTool[]> {
   const [{ loadManifest }, { adminTools }] = await Promise.all([import('../manifest.js'), import('../../chat/admin-tools.js')]);
   return adminTools(await loadManifest(), client);
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export class ChatCommand extends SvcCommand {

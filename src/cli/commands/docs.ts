@@ -13,6 +13,8 @@ function commandWords(usagePath: string): string[] {
 }
 
 export class DocsCommand extends SvcCommand {
+  // It talks to no server: no --api-url in its options.
+  override apiUrl = undefined;
   static override paths = [['docs']];
   static override usage = Command.Usage({
     category: 'Docs',

@@ -8,6 +8,8 @@ import { startBundledServer } from '../bundled-server.js';
 import { loadServer } from '../lazy.js';
 
 export class ServeCommand extends SvcCommand {
+  // It talks to no server: no --api-url in its options.
+  override apiUrl = undefined;
   static override paths = [['serve']];
   static override usage = Command.Usage({
     category: 'Server',
@@ -72,7 +74,7 @@ export class ServeCommand extends SvcCommand {
       stderr.write(`svc: cannot start the server: ${(error as Error).message}\n`);
       return ExitCode.usage;
     }
-    const { server, savedKey } = started;
+    const { server, savedKey, savedUrl } = started;
     if (server.bootstrap) {
       const { liveKey, testKey, appUuid } = server.bootstrap;
       stdout.write(
@@ -85,7 +87,8 @@ export class ServeCommand extends SvcCommand {
           '',
         ].join('\n'),
       );
-      if (savedKey) stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
+      if (savedUrl) stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
+      else if (savedKey) stdout.write(`Saved the live key in ${config.path} (not this start's port: give --api-url ${server.url}).\n`);
     }
     const mode = server.services.processors.mode;
     if (mode === 'sandbox') stdout.write('Live payments go through the sandbox processor: development only, no real money moves.\n');

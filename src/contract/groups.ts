@@ -1,0 +1,21 @@
+/** What each group of operations (the first CLI word, the OpenAPI tag) is for. */
+export const GROUP_DESCRIPTIONS: Record<string, string> = {
+  chat: 'Chat completions (OpenAI-compatible), streamed or not',
+  responses: 'The Responses API: create, read, cancel, input items',
+  embeddings: 'Embeddings',
+  models: 'The models this server serves',
+  messages: 'The Anthropic Messages API, in front of every model',
+  tools: 'Tools the platform offers',
+  usage: 'Usage reports of the caller',
+  developer: "A developer's apps, keys, identity providers, users, usage and billing",
+  credits: 'Balances, claims, packs and purchases',
+  tasks: 'Tasks that earn credits',
+  subscriptions: 'Plans and the subscription lifecycle',
+  agents: 'Agents',
+  config: 'Public configuration',
+  text: 'Text channel registrations (sms, messenger)',
+  sandbox: 'The sandbox identity provider, for test keys',
+  health: 'Health check',
+  jwks: "The server's public signing keys",
+  openapi: 'The OpenAPI document',
+};
