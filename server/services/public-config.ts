@@ -2,15 +2,14 @@ import type { ProviderRegistry } from '../providers/registry.js';
 
 /**
  * The public constants of this server, in one place. The money ones are what the coming credits
- * operations use: `credits claim-daily` grants DAILY_CLAIM_CREDITS, and checkout sessions go to
- * the PAYMENT_PROCESSOR (`sandbox`: an in-process processor that completes without real money).
+ * operations use: `credits claim-daily` grants DAILY_CLAIM_CREDITS. Which payment processor
+ * takes live money is a server setting (`--payments`), so the handler adds it per request.
  */
 export const DEFAULT_CHAT_MODEL = 'local/echo';
 export const DEFAULT_EMBEDDING_MODEL = 'local/embed';
 /** 1 credit = $0.01 (SPEC, Limits). */
 export const CREDIT_VALUE_USD = 0.01;
 export const DAILY_CLAIM_CREDITS = 10;
-export const PAYMENT_PROCESSOR = 'sandbox';
 
 /** The largest request body when the server setting `maxBodyBytes` is not given. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -36,7 +35,6 @@ export function createPublicConfigService(deps: { version: string; registry: Pro
     credit_value_usd: CREDIT_VALUE_USD,
     daily_claim_credits: DAILY_CLAIM_CREDITS,
     providers: deps.registry.providerIds(),
-    payment_processor: PAYMENT_PROCESSOR,
     limits: { ...PAGE_LIMITS, max_body_bytes: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES },
   };
   return { get: () => config };

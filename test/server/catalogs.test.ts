@@ -125,6 +125,7 @@ describe('config list', () => {
       daily_claim_credits: 10,
       providers: ['local'],
       payment_processor: 'sandbox',
+      caller: { kind: 'api_key', app_uuid: t.appUuid, role: 'admin', livemode: true },
       limits: {
         limit_default: 50,
         limit_max: 100,
@@ -134,6 +135,12 @@ describe('config list', () => {
         max_body_bytes: 1024 * 1024,
       },
     });
+  });
+
+  it('tells a test key it is in test mode', async () => {
+    const answer = await t.call('GET', `${API}/config`, { key: t.testKey });
+    expect(answer.status).toBe(200);
+    expect((answer.body as { caller: unknown }).caller).toEqual({ kind: 'api_key', app_uuid: t.appUuid, role: 'inference', livemode: false });
   });
 
   it('names default models the server serves', async () => {

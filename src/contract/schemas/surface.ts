@@ -38,7 +38,15 @@ export const PublicConfig = z.looseObject({
   credit_value_usd: z.number(),
   daily_claim_credits: Credits,
   providers: z.array(z.string()),
-  payment_processor: z.string(),
+  payment_processor: z.enum(['stripe', 'sandbox', 'off']).describe('How live money comes in (test mode always uses the sandbox)'),
+  caller: z
+    .object({
+      kind: z.enum(['api_key', 'user']),
+      app_uuid: z.string(),
+      role: z.enum(['inference', 'read_only', 'admin']).nullable().describe('The key role; null for an end user'),
+      livemode: z.boolean().describe('false for a test key or a sandbox user'),
+    })
+    .describe('Who is calling: the app the key or user belongs to'),
 });
 
 export const Health = z.object({
