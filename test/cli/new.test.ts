@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, parse } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -269,19 +269,19 @@ describe('svc new refuses', () => {
     expect(existsSync(join(dir, 'package.json'))).toBe(true);
   });
 
-  it('paths through .. and absolute paths outside the working directory', async () => {
-    expectUsageError(await svcNew('../x', '--starter', 'mini'), 'outside the working directory');
-    expectUsageError(await svcNew('a/../../x', '--starter', 'mini'), "must not contain '..'");
-    // svc runs in the temp directory: the file system's root is outside it wherever that is
-    // (the repository itself may lie under the temp directory, as in CI).
-    const outside = join(parse(tmpdir()).root, `svc-new-must-not-exist-${process.pid}`);
-    try {
-      expectUsageError(await svcNew(outside, '--starter', 'mini'), 'outside the working directory');
-      expect(existsSync(outside)).toBe(false);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-    expectUsageError(await svcNew('my app', '--starter', 'mini'), 'not a usable project name');
+  it('takes any directory, absolute or relative, and names it to the shell for cd', async () => {
+    const parent = tempDir('svc-new-');
+    const absolute = join(parent, 'deep', 'er', 'proj');
+    const deep = await svcNew(absolute, '--starter', 'mini');
+    expect(deep.code, explain(deep)).toBe(0);
+    expect(existsSync(join(absolute, 'package.json'))).toBe(true);
+    expect(deep.stdout).toContain(`cd ${relative(tmpdir(), absolute)}\n`);
+
+    // through '..', and a name a shell must quote; the package name is made npm-safe
+    const spaced = await svcNew(`${basename(parent)}/deep/../it's mine`, '--starter', 'mini');
+    expect(spaced.code, explain(spaced)).toBe(0);
+    expect(spaced.stdout).toContain(`cd '${basename(parent)}/it'\\''s mine'\n`);
+    expect(JSON.parse(readFileSync(join(parent, "it's mine", 'package.json'), 'utf8')).name).toBe('it-s-mine');
   });
 
   it('an unknown or missing starter', async () => {
@@ -300,4 +300,87 @@ it('svc new --help shows the usage and examples', async () => {
   expect(result.code, explain(result)).toBe(0);
   expect(result.stdout).toContain('svc new my-app --starter mini');
   expect(result.stdout).toContain('$ svc new --starter messenger');
+});
+
+describe('svc new when logged in', () => {
+  const loggedIn = (key: string) => ({ SVC_API_KEY: key, SVC_API_URL: server.url });
+  const envOf = (dir: string): Record<string, string> =>
+    Object.fromEntries(
+      readFileSync(join(dir, '.env'), 'utf8')
+        .split('\n')
+        .filter((line) => /^[A-Z_]+=/.test(line))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+
+  it("writes a new test key of the caller's app into .env, and the steps skip copying .env", async () => {
+    const dir = join(tempDir('svc-new-'), 'keyed');
+    const result = await runSvc(['new', dir, '--starter', 'mini'], { home, env: loggedIn(server.liveKey) });
+    expect(result.code, explain(result)).toBe(0);
+    const env = envOf(dir);
+    expect(env.SVC_API_KEY).toMatch(/^svc_test_/);
+    expect(env.SVC_API_URL).toBe(`${server.url}/api/v1`);
+    expect(result.stdout).not.toContain('cp .env.example .env');
+    expect(result.stderr).toContain(`created test key keyed in app ${server.appUuid}`);
+    // the key is real, in the same app, a test key with the inference role
+    const config = await server.call('GET', `${API}/config`, { key: env.SVC_API_KEY });
+    expect((config.body as { caller: unknown }).caller).toEqual({ kind: 'api_key', app_uuid: server.appUuid, role: 'inference', livemode: false });
+  });
+
+  it('puts the web starter key where its dev server reads it', async () => {
+    const dir = join(tempDir('svc-new-'), 'web-keyed');
+    const result = await runSvc(['new', dir, '--starter', 'web', '--idp', 'sandbox_web'], { home, env: loggedIn(server.liveKey) });
+    expect(result.code, explain(result)).toBe(0);
+    expect(envOf(dir)).toMatchObject({ SVC_TEST_KEY: expect.stringMatching(/^svc_test_/), VITE_IDP_APP_ID: 'sandbox_web' });
+  });
+
+  it('--no-key, or a key that may not create keys, writes the project without a key', async () => {
+    const skipped = join(tempDir('svc-new-'), 'no-key');
+    const noKey = await runSvc(['new', skipped, '--starter', 'mini', '--no-key'], { home, env: loggedIn(server.liveKey) });
+    expect(noKey.code, explain(noKey)).toBe(0);
+    expect(existsSync(join(skipped, '.env'))).toBe(false);
+
+    const refused = join(tempDir('svc-new-'), 'inference-key');
+    const result = await runSvc(['new', refused, '--starter', 'mini'], { home, env: loggedIn(server.testKey) });
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stderr).toContain('no test key written into .env: the saved key may not create keys');
+    expect(existsSync(join(refused, '.env'))).toBe(false);
+    expect(result.stdout).toContain('cp .env.example .env');
+  });
+});
+
+/** `svc new` on a pseudo-terminal (util-linux `script`), typing `keys` once the question shows. */
+function svcNewOnTerminal(dir: string, keys: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const command = [process.execPath, join(ROOT, 'bin', 'svc.js'), 'new', dir].map((word) => `'${word}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: tmpdir(), env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home } });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('Number or name: ') && child.stdin.writable) child.stdin.end(keys);
+    });
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('svc new without --starter', () => {
+  it('asks on a terminal, again after a wrong answer', async () => {
+    const dir = join(tempDir('svc-new-'), 'asked');
+    const { code, output } = await svcNewOnTerminal(dir, 'nope\nmessenger\n');
+    expect(code, output).toBe(0);
+    expect(output).toContain('Which starter?');
+    expect(output).toContain('"nope" is not one of them.');
+    expect(output).toContain('from the messenger starter');
+    expect(existsSync(join(dir, 'src'))).toBe(true);
+  });
+
+  it.each([
+    ['Ctrl+D', '\u0004'],
+    ['Ctrl+C', '\u0003'],
+  ])('%s at the question is a usage error and writes nothing', async (_, key) => {
+    const dir = join(tempDir('svc-new-'), 'abandoned');
+    const { code, output } = await svcNewOnTerminal(dir, key);
+    expect(code, output).toBe(2);
+    expect(output).toContain('No starter chosen');
+    expect(existsSync(dir)).toBe(false);
+  });
 });

@@ -1,19 +1,21 @@
+import { createInterface } from 'node:readline';
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
-import { IDP_APP_ID, STARTER_NAMES, STARTERS, type Starter, type Step } from '../starters/catalog.js';
+import { IDP_APP_ID, STARTER_NAMES, STARTERS, type Starter, type StarterName, type Step } from '../starters/catalog.js';
 import { checkEmpty, resolveTarget } from '../starters/target.js';
 import { renderTemplates, withEnvValue, type ProjectFile } from '../starters/templates.js';
+import { mintTestKey } from '../starters/test-key.js';
 import { writeProject } from '../starters/write.js';
 
 const starterList = STARTER_NAMES.map((name) => `\`${name}\`: ${STARTERS[name].summary}`).join('; ');
 
-/** `.env`: the starter's example with the identity-provider app ID filled in. */
-function envFile(files: readonly ProjectFile[], variable: string, idp: string): ProjectFile {
+/** `.env`: the starter's example with the given variables filled in. */
+function envFile(files: readonly ProjectFile[], values: ReadonlyArray<[variable: string, value: string]>): ProjectFile {
   const example = files.find((file) => file.path === '.env.example');
   if (!example) throw new Error('The starter has no .env.example.');
-  return { path: '.env', content: withEnvValue(example.content, variable, idp) };
+  return { path: '.env', content: values.reduce((text, [variable, value]) => withEnvValue(text, variable, value), example.content) };
 }
 
 function formatSteps(steps: readonly Step[]): string {
@@ -26,9 +28,9 @@ export class NewCommand extends SvcCommand {
     category: 'Starters',
     description: 'Create a project from a starter template',
     details: [
-      `Writes a starter project into \`dir\` (default: the working directory), which must be new or empty and inside the working directory. Starters: ${starterList}.`,
-      "The project's settings point at the API URL svc uses (--api-url, SVC_API_URL, the config file, or the local default). `--idp` writes the identity-provider app ID into the project's `.env` (web starter); an ID starting `sandbox_` uses the platform's sandbox identity provider.",
-      'Exits 2 for a wrong command line: an unknown starter, a name outside the working directory, or a directory that is not empty.',
+      `Writes a starter project into \`dir\` (default: the working directory), absolute or relative, which must be new or empty. Starters: ${starterList}. Without --starter, svc asks on a terminal and refuses when piped.`,
+      "The project's settings point at the API URL svc uses (--api-url, SVC_API_URL, the config file, or the local default). When you are logged in, svc creates a test key (inference role, play money only) in your key's app and writes it into the project's `.env`; `--no-key` skips that. `--idp` writes the identity-provider app ID into `.env` (web starter); an ID starting `sandbox_` uses the platform's sandbox identity provider.",
+      'Exits 2 for a wrong command line: an unknown or missing starter, or a directory that is not empty.',
     ].join('\n\n'),
     examples: [
       ['A TypeScript program that streams a chat completion', 'svc new my-app --starter mini'],
@@ -44,25 +46,38 @@ export class NewCommand extends SvcCommand {
     validator: t.isEnum(STARTER_NAMES),
   });
   idp = Option.String('--idp', { description: "Identity-provider app ID, written into the project's .env (web)" });
+  key = Option.Boolean('--key', true, { description: "When logged in, create a test key and write it into the project's .env (--no-key: don't)" });
 
   async execute(): Promise<number> {
-    if (this.starter === undefined) throw new UsageError(`Choose a starter with --starter: ${starterList}.`);
-    const starter = STARTERS[this.starter];
-    const idpVariable = this.idpVariable(starter);
+    const starterName = this.starter ?? (await this.askStarter());
+    const starter = STARTERS[starterName];
+    const idpVariable = this.idpVariable(starter, starterName);
     const target = resolveTarget(this.dir ?? '.', process.cwd());
     checkEmpty(target);
-    let apiUrl: string;
+    let connection: ReturnType<SvcCommand['connection']>;
     try {
-      apiUrl = this.connection().apiUrl;
+      connection = this.connection();
     } catch (error) {
       return this.report(error);
     }
 
-    const files = renderTemplates([...starter.shared, this.starter], {
+    const files = renderTemplates([...starter.shared, starterName], {
       PROJECT_NAME: target.packageName,
-      SVC_API_URL: `${apiUrl.replace(/\/+$/, '')}/api/v1`,
+      SVC_API_URL: `${connection.apiUrl.replace(/\/+$/, '')}/api/v1`,
     });
-    if (this.idp !== undefined && idpVariable) files.push(envFile(files, idpVariable, this.idp));
+    const envValues: Array<[string, string]> = [];
+    if (this.idp !== undefined && idpVariable) envValues.push([idpVariable, this.idp]);
+    if (this.key && connection.apiKey) {
+      const minted = await mintTestKey(this.client(), target.packageName);
+      if ('secret' in minted) {
+        envValues.push([starter.keyVariable, minted.secret]);
+        this.context.stderr.write(`svc: created test key ${target.packageName} in app ${minted.appUuid} for the project's .env\n`);
+      } else {
+        this.context.stderr.write(`svc: no test key written into .env: ${minted.skipped}\n`);
+      }
+    }
+    if (envValues.length > 0) files.push(envFile(files, envValues));
+    const keyWritten = envValues.some(([variable]) => variable === starter.keyVariable);
     const where = target.relativeDir === '' ? 'the working directory' : target.relativeDir;
     try {
       writeProject(target.dir, files);
@@ -73,20 +88,46 @@ export class NewCommand extends SvcCommand {
 
     const steps: Step[] = [
       ...(target.relativeDir === '' ? [] : [[`cd ${target.relativeDir}`] satisfies Step]),
-      ...starter.steps({ packageName: target.packageName, idp: this.idp }),
+      ...starter.steps({ packageName: target.packageName, idp: this.idp, keyWritten }),
     ];
     this.context.stdout.write(
-      `Created ${where} from the ${this.starter} starter (${files.length} files): ${starter.summary}.\n\n` +
+      `Created ${where} from the ${starterName} starter (${files.length} files): ${starter.summary}.\n\n` +
         `Next steps:\n${formatSteps(steps)}\n\nMore in ${target.relativeDir === '' ? '' : `${target.relativeDir}/`}README.md.\n`,
     );
     return ExitCode.ok;
   }
 
+  /** On a terminal, asks which starter; piped, a usage error (a script must say). */
+  private async askStarter(): Promise<StarterName> {
+    const { stdin, stdout } = this.context;
+    const interactive = (stdin as { isTTY?: boolean }).isTTY === true && (stdout as { isTTY?: boolean }).isTTY === true;
+    if (!interactive) throw new UsageError(`Choose a starter with --starter: ${starterList}.`);
+    const menu = STARTER_NAMES.map((name, index) => `  ${index + 1}. ${name}: ${STARTERS[name].summary}`).join('\n');
+    // Lines typed ahead are queued by the iterator, not dropped; Ctrl+D or Ctrl+C ends it.
+    const prompt = createInterface({ input: stdin, output: stdout });
+    prompt.once('SIGINT', () => prompt.close()); // without a listener readline would only pause
+    stdout.write(`Which starter?\n${menu}\n`);
+    prompt.setPrompt('Number or name: ');
+    prompt.prompt();
+    try {
+      for await (const line of prompt) {
+        const answer = line.trim();
+        const chosen = STARTER_NAMES.find((name, index) => answer === name || answer === String(index + 1));
+        if (chosen) return chosen;
+        stdout.write(`${JSON.stringify(answer)} is not one of them.\n`);
+        prompt.prompt();
+      }
+    } finally {
+      prompt.close();
+    }
+    throw new UsageError('No starter chosen: give one with --starter.');
+  }
+
   /** Where `--idp` goes in the starter's `.env`; a usage error when the starter has no sign-in or the ID is malformed. */
-  private idpVariable(starter: Starter): string | undefined {
+  private idpVariable(starter: Starter, name: StarterName): string | undefined {
     if (this.idp === undefined) return undefined;
     if (!starter.idpVariable) {
-      throw new UsageError(`--idp is for starters whose users sign in (web); ${this.starter} calls the platform with an API key.`);
+      throw new UsageError(`--idp is for starters whose users sign in (web); ${name} calls the platform with an API key.`);
     }
     if (!IDP_APP_ID.test(this.idp)) {
       throw new UsageError(`--idp ${JSON.stringify(this.idp)} is not an identity-provider app ID: use letters, digits, '.', '_', ':' and '-'.`);

@@ -12,6 +12,8 @@ export interface StepContext {
   packageName: string;
   /** The `--idp` value, when given. */
   idp: string | undefined;
+  /** Whether `.env` already holds a new test key (the developer was logged in). */
+  keyWritten: boolean;
 }
 
 /** One line of the next steps: a shell command (empty for a note alone), and what it is for. */
@@ -23,6 +25,8 @@ export interface Starter {
   shared: string[];
   /** The `.env` variable that holds the identity-provider app ID; starters without one take no `--idp`. */
   idpVariable?: string;
+  /** The `.env` variable that holds the app's key; `svc new` puts a new test key there when logged in. */
+  keyVariable: string;
   steps(context: StepContext): Step[];
 }
 
@@ -34,7 +38,7 @@ const idpCreate = (idpAppId: string, key?: string): Step => [
   'once; see README.md',
 ];
 
-function webSteps({ packageName, idp }: StepContext): Step[] {
+function webSteps({ packageName, idp, keyWritten }: StepContext): Step[] {
   if (idp !== undefined && !idp.startsWith(SANDBOX_PREFIX)) {
     // A real identity provider: the platform needs its verification key, and the page its SDK.
     return [
@@ -47,7 +51,7 @@ function webSteps({ packageName, idp }: StepContext): Step[] {
   const testKey = 'set SVC_TEST_KEY to a test key (svc_test_…) of your app';
   return [
     ['npm install'],
-    idp === undefined ? copyEnv(testKey) : ['', `in .env: ${testKey}`],
+    ...(keyWritten ? [] : [idp === undefined ? copyEnv(testKey) : (['', `in .env: ${testKey}`] satisfies Step)]),
     idpCreate(idp ?? `${SANDBOX_PREFIX}${packageName}`),
     ['npm run dev', 'then open the page and sign in (sandbox)'],
   ];
@@ -57,17 +61,28 @@ export const STARTERS: Record<StarterName, Starter> = {
   mini: {
     summary: 'a TypeScript program that streams a chat completion with an API key',
     shared: ['node'],
-    steps: () => [['npm install'], copyEnv('set SVC_API_KEY to an API key of your app'), ['npm start -- "Hello!"']],
+    keyVariable: 'SVC_API_KEY',
+    steps: ({ keyWritten }) => [
+      ['npm install'],
+      ...(keyWritten ? [] : [copyEnv('set SVC_API_KEY to an API key of your app')]),
+      ['npm start -- "Hello!"'],
+    ],
   },
   web: {
     summary: 'a browser app (Vite + React) whose users sign in with the identity provider',
     shared: [],
     idpVariable: 'VITE_IDP_APP_ID',
+    keyVariable: 'SVC_TEST_KEY',
     steps: webSteps,
   },
   messenger: {
     summary: 'a bot that registers a messenger text channel and answers messages with chat completions',
     shared: ['node'],
-    steps: () => [['npm install'], copyEnv('set SVC_API_KEY and MESSENGER_PAGE_ID'), ['npm start']],
+    keyVariable: 'SVC_API_KEY',
+    steps: ({ keyWritten }) => [
+      ['npm install'],
+      keyWritten ? ['', 'in .env: set MESSENGER_PAGE_ID'] : copyEnv('set SVC_API_KEY and MESSENGER_PAGE_ID'),
+      ['npm start'],
+    ],
   },
 };

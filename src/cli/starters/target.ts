@@ -6,14 +6,11 @@ import { UsageError } from 'clipanion';
 export interface Target {
   /** Absolute path. */
   dir: string;
-  /** The same, relative to the working directory ('' for the working directory itself), for `cd`. */
+  /** How to name it to a shell in the working directory ('' for the working directory itself), for `cd`. */
   relativeDir: string;
   /** The package name, from the directory's name. */
   packageName: string;
 }
-
-/** A directory name that needs no quoting in a shell and no escaping in package.json. */
-const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
 /** What npm accepts as a package name: lower case, URL-safe, not starting with `.` or `_`. */
 function packageNameOf(dir: string): string {
@@ -25,26 +22,21 @@ function packageNameOf(dir: string): string {
   return name === '' ? 'svc-app' : name;
 }
 
+/** `path` as a shell word: bare when it needs no quoting, else in single quotes. */
+function shellWord(path: string): string {
+  return /^[A-Za-z0-9_./+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
- * The project directory for `arg`: inside the working directory, never through `..` (a starter
- * writes a dozen files, and a mistyped path must not spray them somewhere else).
+ * The project directory for `arg`, absolute or relative to the working directory. Under the
+ * working directory the `cd` step is relative; elsewhere it is the absolute path.
  */
 export function resolveTarget(arg: string, cwd: string): Target {
-  const inside = isAbsolute(arg) ? relative(cwd, arg) : arg;
-  if (isAbsolute(inside) || /^\.\.(?:[\\/]|$)/.test(inside)) {
-    throw new UsageError(`${arg} is outside the working directory: give a name like my-app, or a path inside ${cwd}.`);
-  }
-  const segments = inside.split(/[\\/]/).filter((segment) => segment !== '' && segment !== '.');
-  for (const segment of segments) {
-    if (segment === '..') throw new UsageError(`${arg} must not contain '..': give a path inside the working directory.`);
-    if (!SEGMENT.test(segment)) {
-      throw new UsageError(
-        `${JSON.stringify(arg)} is not a usable project name: use letters, digits, '.', '_' and '-', starting with a letter or digit.`,
-      );
-    }
-  }
-  const dir = resolve(cwd, ...segments);
-  return { dir, relativeDir: segments.join('/'), packageName: packageNameOf(dir) };
+  if (arg.includes('\0')) throw new UsageError('The directory name must not contain a NUL character.');
+  const dir = resolve(cwd, arg);
+  const inside = relative(cwd, dir);
+  const under = inside === '' || !(isAbsolute(inside) || /^\.\.(?:[\\/]|$)/.test(inside));
+  return { dir, relativeDir: inside === '' ? '' : shellWord(under ? inside : dir), packageName: packageNameOf(dir) };
 }
 
 /**
