@@ -34,6 +34,11 @@ const NAMED: Record<string, string> = {
   '--json': 'json|@file|-',
 };
 
+/** A command class's own table of option values (`static placeholders`), if it has one. */
+export function placeholderTable(command: object): Record<string, string> {
+  return (command as { placeholders?: Record<string, string> }).placeholders ?? {};
+}
+
 /**
  * `--flag #0` in a usage text, with the value named (from the command's own table, else by
  * name), and the option lines aligned again for the longer names.

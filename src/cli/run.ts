@@ -4,12 +4,12 @@ import type { SvcContext } from './base-command.js';
 import { apiCommandFor } from './commands/api.js';
 import { ExitCode } from './exit-codes.js';
 import { loadManifest } from './manifest.js';
-import { namePlaceholders } from './placeholders.js';
+import { namePlaceholders, placeholderTable } from './placeholders.js';
 import { apiIndex, explainMistake } from './mistakes.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, grant] = await Promise.all([
+  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, grant, completion] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
@@ -21,6 +21,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     import('./commands/admin-developers-create.js'),
     import('./commands/admin-developers-list.js'),
     import('./commands/admin-credits-grant.js'),
+    import('./commands/completion.js'),
   ]);
   return [
     login.AuthLoginCommand,
@@ -34,6 +35,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     createDeveloper.AdminDevelopersCreateCommand,
     listDevelopers.AdminDevelopersListCommand,
     grant.AdminCreditsGrantCommand,
+    completion.CompletionCommand,
   ];
 }
 
@@ -55,6 +57,11 @@ async function commandsFor(argv: readonly string[]): Promise<CommandClass<SvcCon
   return [...(await handWrittenCommands()), ...manifest.map(apiCommandFor)];
 }
 
+/** Every command svc has, for tools that need the whole table (completion). */
+export function allCommands(): Promise<CommandClass<SvcContext>[]> {
+  return commandsFor([]);
+}
+
 export async function buildCli(colored = false, argv: readonly string[] = []): Promise<Cli<SvcContext>> {
   const cli = new Cli<SvcContext>({
     binaryLabel: 'svc',
@@ -68,10 +75,8 @@ export async function buildCli(colored = false, argv: readonly string[] = []): P
   // Every help text, `svc docs` included, names the values of its options.
   const usage = cli.usage.bind(cli);
   cli.usage = (command, options) => {
-    const owner = (command === null || command === undefined ? {} : typeof command === 'function' ? command : command.constructor) as {
-      placeholders?: Record<string, string>;
-    };
-    return namePlaceholders(usage(command, options), owner.placeholders ?? {});
+    const owner = command === null || command === undefined ? {} : typeof command === 'function' ? command : command.constructor;
+    return namePlaceholders(usage(command, options), placeholderTable(owner));
   };
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);

@@ -2,15 +2,9 @@ import { Command, Option } from 'clipanion';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { SvcCommand } from '../base-command.js';
+import { commandWords } from '../command-words.js';
 import { ExitCode } from '../exit-codes.js';
 import { useColor, writeJson } from '../output.js';
-
-/** The words that name a command in its usage line: `svc api apps get <app-uuid> …` → `api apps get`. */
-function commandWords(usagePath: string): string[] {
-  const words = usagePath.split(' ').slice(1);
-  const end = words.findIndex((word) => !/^[a-z][a-z0-9-]*$/.test(word));
-  return end === -1 ? words : words.slice(0, end);
-}
 
 export class DocsCommand extends SvcCommand {
   // It talks to no server: no --api-url in its options.

@@ -1,6 +1,6 @@
-import { operationOf } from '../../contract/operations/index.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { createClient } from '../../client/client.js';
+import { manifestOperation } from '../manifest.js';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -13,8 +13,8 @@ export type TestKeyOutcome = { secret: string; appUuid: string } | { skipped: st
  */
 export async function mintTestKey(client: Client, projectName: string): Promise<TestKeyOutcome> {
   try {
-    const { caller } = await client.call(operationOf('config.list'));
-    const created = await client.call(operationOf('developer.apps.api-keys.create'), {
+    const { caller } = await client.call(await manifestOperation('config.list'));
+    const created = await client.call(await manifestOperation('developer.apps.api-keys.create'), {
       params: { app_uuid: caller.app_uuid },
       body: { name: projectName.slice(0, 100), is_test: true, role: 'inference' },
     });

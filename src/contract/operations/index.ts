@@ -17,9 +17,3 @@ export const operations = [
 export type Operation = (typeof operations)[number];
 export type OperationId = Operation['id'];
 
-/** The operation with this id, typed, for code that calls one operation by name. */
-export function operationOf<I extends OperationId>(id: I): Extract<Operation, { id: I }> {
-  const found = operations.find((op) => op.id === id);
-  if (!found) throw new Error(`No operation ${id}.`);
-  return found as Extract<Operation, { id: I }>;
-}
