@@ -59,7 +59,14 @@ export function DashboardApp(props: DashboardProps) {
         {state.modal ? <ModalView modal={state.modal} width={width} /> : null}
         {state.help && !state.modal ? <HelpView screenTitle={title} bindings={screenBindings[state.screen]} width={width} /> : null}
       </Box>
-      <Footer flash={state.flash} bindings={screenBindings[state.screen]} width={width} dialog={state.modal !== null} />
+      <Footer
+        flash={state.flash}
+        bindings={screenBindings[state.screen]}
+        width={width}
+        dialog={state.modal !== null}
+        filter={state.filters[state.screen]}
+        filtering={state.filtering}
+      />
     </Box>
   );
 }

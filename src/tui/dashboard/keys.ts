@@ -13,7 +13,7 @@ export interface Binding<A extends string> {
   matches(input: string, key: Key): boolean;
 }
 
-export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | ScreenId;
+export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | 'filter' | ScreenId;
 
 export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'exit', keys: 'Ctrl+C', description: 'leave at once', matches: (i, k) => k.ctrl && i === 'c' },
@@ -21,7 +21,8 @@ export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'help', keys: '?', description: 'this help', matches: (i) => i === '?' },
   { action: 'next', keys: 'Tab', description: 'next screen', matches: (_i, k) => k.tab && !k.shift },
   { action: 'prev', keys: 'Shift+Tab', description: 'previous screen', matches: (_i, k) => k.tab && k.shift },
-  { action: 'back', keys: 'Esc', description: 'back to the previous screen', matches: (_i, k) => k.escape },
+  { action: 'back', keys: 'Esc', description: 'clear the filter, else back to the previous screen', matches: (_i, k) => k.escape },
+  { action: 'filter', keys: '/', description: 'filter the rows (Apps, Keys, Users)', matches: (i) => i === '/' },
   ...SCREENS.map(
     (screen, index): Binding<GlobalAction> => ({
       action: screen.id,

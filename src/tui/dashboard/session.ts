@@ -2,6 +2,7 @@ import type { Key } from 'ink';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { DashboardApi } from './api.js';
 import { describeError } from './errors.js';
+import { FILTERABLE } from './filter.js';
 import { focusField, formValues } from './form.js';
 import { actionIn, globalBindings, listBindings, screenBindings, type ScreenAction } from './keys.js';
 import { modalKey, type Modal, type ModalNext } from './modal.js';
@@ -128,6 +129,17 @@ export function useDashboard(deps: DashboardDeps) {
 
   const go = useCallback((screen: ScreenId) => dispatch({ type: 'go', screen }), [dispatch]);
 
+  /** While filtering: letters edit the filter, Enter keeps it, Esc drops it. */
+  const filterKey = useCallback(
+    (text: string, input: string, key: Key) => {
+      if (key.escape) return dispatch({ type: 'filter', text: '', editing: false });
+      if (key.return) return dispatch({ type: 'filter', text, editing: false });
+      if (key.backspace || key.delete) return dispatch({ type: 'filter', text: text.slice(0, -1), editing: true });
+      if (input && !key.ctrl && !key.meta && !/[\u0000-\u001f]/.test(input)) dispatch({ type: 'filter', text: text + input, editing: true });
+    },
+    [dispatch],
+  );
+
   /** The one key handler: a dialog first, then the help, the global keys, the screen's keys. */
   const onKey = useCallback(
     (input: string, key: Key) => {
@@ -141,6 +153,7 @@ export function useDashboard(deps: DashboardDeps) {
         else if (step.type === 'open') void openLink(step.url);
         return;
       }
+      if (current.filtering) return filterKey(current.filters[current.screen] ?? '', input, key);
       const global = actionIn(globalBindings, input, key);
       if (current.help) {
         if (global === 'quit' || global === 'exit') return exit();
@@ -160,7 +173,12 @@ export function useDashboard(deps: DashboardDeps) {
         case 'prev':
           return go(step(-1));
         case 'back':
+          // Esc first clears a filter, then goes back.
+          if (current.filters[current.screen]) return dispatch({ type: 'filter', text: '', editing: false });
           return dispatch({ type: 'back' });
+        case 'filter':
+          if (FILTERABLE.includes(current.screen)) dispatch({ type: 'filter', text: current.filters[current.screen] ?? '', editing: true });
+          return;
         case null:
           break;
         default:
@@ -170,7 +188,7 @@ export function useDashboard(deps: DashboardDeps) {
       // A screen that has not drawn yet has not said what its keys do: the key is dropped.
       if (action && screenKeys.current?.screen === current.screen) screenKeys.current.handle(action);
     },
-    [dispatch, exit, go, openLink, openModal, runModal],
+    [dispatch, exit, filterKey, go, openLink, openModal, runModal],
   );
 
   /**

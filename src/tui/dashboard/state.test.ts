@@ -26,4 +26,11 @@ describe('the dashboard state', () => {
     const state = run({ type: 'flash', flash: { kind: 'error', text: 'no' } }, { type: 'help', open: true }, { type: 'go', screen: 'credits' });
     expect(state).toMatchObject({ flash: null, help: false });
   });
+
+  it('keeps a filter per screen; leaving a screen stops typing into its filter but keeps it', () => {
+    const state = run({ type: 'filter', text: 'shop', editing: true }, { type: 'go', screen: 'keys' });
+    expect(state).toMatchObject({ filters: { apps: 'shop' }, filtering: false, screen: 'keys' });
+    const keys = dashboardReducer(state, { type: 'filter', text: 'ci', editing: false });
+    expect(keys.filters).toEqual({ apps: 'shop', keys: 'ci' });
+  });
 });

@@ -22,6 +22,10 @@ export interface DashboardState {
   app: SelectedApp | null;
   modal: Modal | null;
   flash: Flash | null;
+  /** What `/` typed on each list screen; the rows shown are the ones that match. */
+  filters: Partial<Record<ScreenId, string>>;
+  /** Keys go into the current screen's filter until Enter or Esc. */
+  filtering: boolean;
 }
 
 export type DashboardEvent =
@@ -30,12 +34,13 @@ export type DashboardEvent =
   | { type: 'help'; open: boolean }
   | { type: 'app'; app: SelectedApp | null }
   | { type: 'modal'; modal: Modal | null }
-  | { type: 'flash'; flash: Flash | null };
+  | { type: 'flash'; flash: Flash | null }
+  | { type: 'filter'; text: string; editing: boolean };
 
 const HISTORY_LIMIT = 20;
 
 export function initialState(screen: ScreenId): DashboardState {
-  return { screen, history: [], help: false, app: null, modal: null, flash: null };
+  return { screen, history: [], help: false, app: null, modal: null, flash: null, filters: {}, filtering: false };
 }
 
 export function dashboardReducer(state: DashboardState, event: DashboardEvent): DashboardState {
@@ -48,11 +53,12 @@ export function dashboardReducer(state: DashboardState, event: DashboardEvent): 
         history: [...state.history, state.screen].slice(-HISTORY_LIMIT),
         help: false,
         flash: null,
+        filtering: false,
       };
     case 'back': {
       const previous = state.history.at(-1);
       if (!previous) return state;
-      return { ...state, screen: previous, history: state.history.slice(0, -1), flash: null };
+      return { ...state, screen: previous, history: state.history.slice(0, -1), flash: null, filtering: false };
     }
     case 'help':
       return { ...state, help: event.open };
@@ -62,5 +68,7 @@ export function dashboardReducer(state: DashboardState, event: DashboardEvent): 
       return { ...state, modal: event.modal };
     case 'flash':
       return { ...state, flash: event.flash };
+    case 'filter':
+      return { ...state, filters: { ...state.filters, [state.screen]: event.text }, filtering: event.editing };
   }
 }

@@ -4,8 +4,11 @@ import type { Binding } from '../keys.js';
 import type { Flash } from '../state.js';
 
 /** Two lines for what the last action did or why it failed, then the keys of this screen. */
-export function Footer({ flash, bindings, width, dialog }: {
+export function Footer({ flash, bindings, width, dialog, filter, filtering }: {
   flash: Flash | null;
+  /** The screen's `/` filter, and whether keys are going into it. */
+  filter?: string;
+  filtering?: boolean;
   bindings: readonly Binding<string>[];
   width: number;
   /** A dialog has the keys: its own hints are inside it. */
@@ -15,8 +18,19 @@ export function Footer({ flash, bindings, width, dialog }: {
   return (
     <Box flexDirection="column" width={width}>
       <Box height={2} overflow="hidden">
-        {flash?.kind === 'busy' ? <Spinner label={flash.text} /> : null}
-        {flash && flash.kind !== 'busy' ? (
+        {filtering ? (
+          <Text wrap="truncate-start">
+            /{filter}
+            <Text inverse> </Text>
+            <Text dimColor>  Enter keeps · Esc clears</Text>
+          </Text>
+        ) : filter && !flash ? (
+          <Text dimColor wrap="truncate-end">
+            filtered by /{filter} · / edits · Esc clears
+          </Text>
+        ) : null}
+        {filtering ? null : flash?.kind === 'busy' ? <Spinner label={flash.text} /> : null}
+        {!filtering && flash && flash.kind !== 'busy' ? (
           <Text color={flash.kind === 'error' ? 'red' : 'green'} wrap="wrap">
             {flash.kind === 'error' ? '✖ ' : '✓ '}
             {flash.text}

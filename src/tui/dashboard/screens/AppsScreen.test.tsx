@@ -20,6 +20,40 @@ describe('the Apps screen', () => {
     dash.expectFits();
   });
 
+  it('/ filters the rows by every word typed; Enter keeps the filter, Esc clears it, the cursor acts on what is shown', async () => {
+    await createApp(t, { name: 'Shop east' });
+    await createApp(t, { name: 'Shop west' });
+    await createApp(t, { name: 'Blog' });
+    const dash = open();
+    await dash.shows('Apps (4)');
+    dash.press('/');
+    dash.type('shop');
+    await dash.hides('Blog');
+    expect(dash.screen()).toContain('Shop east');
+    expect(dash.screen()).toContain('/shop');
+    dash.type(' wes');
+    await dash.hides('Shop east');
+    dash.press(KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace);
+    await dash.shows('Shop east');
+    dash.type(' w');
+    await dash.hides('Shop east');
+    dash.press(KEY.enter);
+    await dash.shows('filtered by /shop w');
+    // Enter opens the only row shown: its keys, on the Keys screen
+    dash.press(KEY.enter);
+    await dash.shows('API keys of Shop west');
+    dash.press(KEY.esc);
+    await dash.shows('filtered by /shop w');
+    dash.press(KEY.esc);
+    await dash.shows('Blog');
+    dash.press('/');
+    dash.type('nothing like it');
+    await dash.shows('No apps match /nothing like it');
+    dash.press(KEY.esc);
+    await dash.shows('Blog');
+    dash.expectFits();
+  });
+
   it('creates an app from the form; a value the server refuses is shown in the form, which stays open', async () => {
     const dash = open();
     await dash.shows('Apps (1)');

@@ -41,6 +41,7 @@ export function AppsScreen({ session, width, height }: ScreenProps) {
         cursor={screen.cursor.index}
         height={height - 1}
         width={width}
+        filter={session.state.filters.apps}
       />
     </Box>
   );

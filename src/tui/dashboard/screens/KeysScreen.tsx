@@ -34,6 +34,7 @@ export function KeysScreen({ session, width, height }: ScreenProps) {
         cursor={screen.cursor.index}
         height={height - 1}
         width={width}
+        filter={session.state.filters.keys}
       />
     </Box>
   );

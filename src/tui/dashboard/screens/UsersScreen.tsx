@@ -39,6 +39,7 @@ export function UsersScreen({ session, width, height }: ScreenProps) {
         cursor={screen.cursor.index}
         height={height - 1}
         width={width}
+        filter={session.state.filters.users}
       />
     </Box>
   );

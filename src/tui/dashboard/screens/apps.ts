@@ -7,6 +7,7 @@ import { confirmModal, type FormModal } from '../modal.js';
 import type { DashboardSession } from '../session.js';
 import { dataOf } from '../use-resource.js';
 import { useCursor } from '../use-cursor.js';
+import { filterRows } from '../filter.js';
 
 const fields = (app?: App): FieldSpec[] => [
   { name: 'name', label: 'Name', initial: app?.name ?? '' },
@@ -28,7 +29,7 @@ const fields = (app?: App): FieldSpec[] => [
 /** The Apps screen: the list is the session's (other screens need the selected app). */
 export function useAppsScreen(session: DashboardSession, visibleRows: number) {
   const { api, apps } = session;
-  const list = dataOf(apps.resource)?.items ?? [];
+  const list = filterRows(dataOf(apps.resource)?.items ?? [], session.state.filters.apps);
   const cursor = useCursor(list.length, visibleRows);
 
   const form = (app?: App): FormModal => ({
