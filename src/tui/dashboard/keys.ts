@@ -53,6 +53,7 @@ export function letter<A extends string>(character: string, action: A, descripti
 }
 
 export const refreshBinding = letter('r', 'refresh', 'reload');
+const copyBinding = letter('y', 'copy', 'copy id');
 
 export function actionIn<A extends string>(bindings: readonly Binding<A>[], input: string, key: Key): A | null {
   return bindings.find((binding) => binding.matches(input, key))?.action ?? null;
@@ -60,9 +61,9 @@ export function actionIn<A extends string>(bindings: readonly Binding<A>[], inpu
 
 /** Each screen's own keys (the list keys and the global ones come on top). */
 export const screenBindings = {
-  apps: [letter('n', 'create', 'new app'), letter('e', 'edit', 'edit'), letter('d', 'delete', 'delete'), refreshBinding],
-  keys: [letter('n', 'create', 'new key'), letter('d', 'delete', 'delete'), refreshBinding],
-  users: [letter('t', 'topUp', 'top up'), letter('l', 'limit', 'set limit'), letter('n', 'add', 'add a user'), refreshBinding],
+  apps: [letter('n', 'create', 'new app'), letter('e', 'edit', 'edit'), letter('d', 'delete', 'delete'), copyBinding, refreshBinding],
+  keys: [letter('n', 'create', 'new key'), letter('d', 'delete', 'delete'), copyBinding, refreshBinding],
+  users: [letter('t', 'topUp', 'top up'), letter('l', 'limit', 'set limit'), letter('n', 'add', 'add a user'), copyBinding, refreshBinding],
   usage: [
     letter('m', 'metric', 'credits/requests'),
     letter('g', 'granularity', 'per day/hour'),

@@ -57,6 +57,7 @@ export type ModalStep =
   /** Run the dialog's action (a form's submit with these values, a confirmation's run). */
   | { type: 'run'; modal: Modal }
   | { type: 'open'; url: string }
+  | { type: 'copy'; text: string }
   | { type: 'none' };
 
 function confirmKey(modal: ConfirmModal, input: string, key: Key): ModalStep {
@@ -87,6 +88,7 @@ export function modalKey(modal: Modal, input: string, key: Key): ModalStep {
     case 'confirm':
       return confirmKey(modal, input, key);
     case 'secret':
+      if (input === 'y') return { type: 'copy', text: modal.secret };
       return key.return ? { type: 'close' } : { type: 'none' };
     case 'link':
       return key.return || input === 'o' ? { type: 'open', url: modal.url } : { type: 'none' };

@@ -25,6 +25,8 @@ export interface DashboardDeps {
    * which the alternate screen would otherwise take with it. Never a secret.
    */
   keep?(line: string): void;
+  /** Puts text on the clipboard (OSC 52 on the terminal; a stub in tests). */
+  copy?(text: string): void;
 }
 
 /** What the current screen does with its keys (see screenBindings) and the list keys. */
@@ -127,6 +129,17 @@ export function useDashboard(deps: DashboardDeps) {
     [openModal],
   );
 
+  /** `y`: the selected row's id, or a new key's secret, to the clipboard. */
+  const copy = useCallback(
+    (text: string, what: string) => {
+      const write = depsRef.current.copy;
+      if (!write) return flash('error', 'This terminal has no clipboard for svc: select the text with the mouse.');
+      write(text);
+      flash('info', `Copied ${what} to the clipboard.`);
+    },
+    [flash],
+  );
+
   const go = useCallback((screen: ScreenId) => dispatch({ type: 'go', screen }), [dispatch]);
 
   /** While filtering: letters edit the filter, Enter keeps it, Esc drops it. */
@@ -151,6 +164,7 @@ export function useDashboard(deps: DashboardDeps) {
         else if (step.type === 'close') openModal(null);
         else if (step.type === 'run') void runModal(step.modal);
         else if (step.type === 'open') void openLink(step.url);
+        else if (step.type === 'copy') copy(step.text, 'the secret');
         return;
       }
       if (current.filtering) return filterKey(current.filters[current.screen] ?? '', input, key);
@@ -188,7 +202,7 @@ export function useDashboard(deps: DashboardDeps) {
       // A screen that has not drawn yet has not said what its keys do: the key is dropped.
       if (action && screenKeys.current?.screen === current.screen) screenKeys.current.handle(action);
     },
-    [dispatch, exit, filterKey, go, openLink, openModal, runModal],
+    [copy, dispatch, exit, filterKey, go, openLink, openModal, runModal],
   );
 
   /**
@@ -200,7 +214,7 @@ export function useDashboard(deps: DashboardDeps) {
     screenKeys.current = { screen, handle: handle as (action: string) => void };
   }, []);
 
-  return { state, dispatch, apps, go, flash, act, openModal, onKey, registerKeys, api, now: deps.now, serverUrl: deps.serverUrl };
+  return { state, dispatch, apps, go, flash, act, copy, openModal, onKey, registerKeys, api, now: deps.now, serverUrl: deps.serverUrl };
 }
 
 export type DashboardSession = ReturnType<typeof useDashboard>;

@@ -56,6 +56,7 @@ export function openDashboard(options: { api: DashboardApi; screen?: ScreenId; n
   const exit = vi.fn();
   const openUrl = vi.fn(options.openUrl ?? (async () => {}));
   const keep = vi.fn();
+  const copy = vi.fn();
   const app = render(
     <DashboardApp
       api={options.api}
@@ -64,6 +65,7 @@ export function openDashboard(options: { api: DashboardApi; screen?: ScreenId; n
       openUrl={openUrl}
       exit={exit}
       keep={keep}
+      copy={copy}
       size={size}
     />,
   );
@@ -87,6 +89,7 @@ export function openDashboard(options: { api: DashboardApi; screen?: ScreenId; n
     openUrl,
     /** What the dashboard asked to print after it closes. */
     keep,
+    copy,
     screen,
     press,
     shows,

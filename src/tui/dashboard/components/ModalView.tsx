@@ -80,7 +80,7 @@ function SecretBody({ modal }: { modal: SecretModal }) {
           {modal.secret}
         </Text>
       </Box>
-      <Text dimColor>Enter when you have saved it.</Text>
+      <Text dimColor>y copies it · Enter when you have saved it.</Text>
     </Box>
   );
 }

@@ -1,5 +1,5 @@
 import { cleanup } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, getApp, useTestServer } from '../../../../test/helpers/api.js';
 import { KEY, openDashboard, serverApi } from '../testing.js';
 
@@ -20,23 +20,25 @@ describe('the Apps screen', () => {
     dash.expectFits();
   });
 
-  it('/ filters the rows by every word typed; Enter keeps the filter, Esc clears it, the cursor acts on what is shown', async () => {
+  it('/ filters the rows by every word typed (Enter keeps the filter, Esc clears it, the cursor acts on what is shown); y copies the id', async () => {
     await createApp(t, { name: 'Shop east' });
     await createApp(t, { name: 'Shop west' });
-    await createApp(t, { name: 'Blog' });
+    const blog = await createApp(t, { name: 'Blog' });
     const dash = open();
     await dash.shows('Apps (4)');
+    // the header names the selected app: look at the table's rows
+    const rowGone = (name: string) => vi.waitFor(() => expect(dash.screen()).not.toMatch(new RegExp(`${name}\\s+standard`)), { timeout: 5000 });
     dash.press('/');
     dash.type('shop');
-    await dash.hides('Blog');
-    expect(dash.screen()).toContain('Shop east');
+    await rowGone('Blog');
+    expect(dash.screen()).toMatch(/Shop east\s+standard/);
     expect(dash.screen()).toContain('/shop');
     dash.type(' wes');
-    await dash.hides('Shop east');
+    await rowGone('Shop east');
     dash.press(KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace);
-    await dash.shows('Shop east');
+    await dash.shows(/Shop east\s+standard/);
     dash.type(' w');
-    await dash.hides('Shop east');
+    await rowGone('Shop east');
     dash.press(KEY.enter);
     await dash.shows('filtered by /shop w');
     // Enter opens the only row shown: its keys, on the Keys screen
@@ -45,13 +47,18 @@ describe('the Apps screen', () => {
     dash.press(KEY.esc);
     await dash.shows('filtered by /shop w');
     dash.press(KEY.esc);
-    await dash.shows('Blog');
+    await dash.shows(/Blog\s+standard/);
     dash.press('/');
     dash.type('nothing like it');
     await dash.shows('No apps match /nothing like it');
     dash.press(KEY.esc);
-    await dash.shows('Blog');
+    await dash.shows(/Blog\s+standard/);
     dash.expectFits();
+    // y copies the selected app's id
+    await dash.pick('Blog');
+    dash.press('y');
+    await dash.shows('Copied the id of Blog to the clipboard.');
+    expect(dash.copy).toHaveBeenCalledWith(blog.app_uuid);
   });
 
   it('creates an app from the form; a value the server refuses is shown in the form, which stays open', async () => {

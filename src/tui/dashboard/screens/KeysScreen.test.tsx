@@ -14,7 +14,7 @@ async function onKeyring() {
   return { app, dash };
 }
 
-const keysOf = async (appUuid: string) => (await t.call('GET', appPath(appUuid, 'api-keys'))).body.data as { name: string; is_test: boolean; role: string }[];
+const keysOf = async (appUuid: string) => (await t.call('GET', appPath(appUuid, 'api-keys'))).body.data as { key_id: string; name: string; is_test: boolean; role: string }[];
 
 describe('the Keys screen', () => {
   it('says when the app has no keys, and how to make one', async () => {
@@ -45,10 +45,19 @@ describe('the Keys screen', () => {
     dash.expectFits();
     // The secret works, and it is gone from the screen once dismissed.
     expect((await t.call('GET', '/api/v1/credits/balance', { key: secret })).status).toBe(200);
+    // y copies the secret and keeps the dialog open
+    dash.press('y');
+    await dash.shows('Copied the secret to the clipboard.');
+    expect(dash.copy).toHaveBeenCalledWith(secret);
+    expect(dash.screen()).toContain('cannot be read again');
     dash.press(KEY.enter);
     await dash.hides('cannot be read again');
     await dash.shows('deploy');
     expect(dash.screen()).not.toContain(secret);
+    // on the list, y copies the selected key's id
+    dash.press('y');
+    await dash.shows('Copied the id of the key deploy');
+    expect(dash.copy).toHaveBeenLastCalledWith((await keysOf(app.app_uuid))[0]?.key_id);
     expect(await keysOf(app.app_uuid)).toMatchObject([{ name: 'deploy', is_test: true, role: 'inference' }]);
   });
 

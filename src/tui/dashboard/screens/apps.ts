@@ -75,6 +75,7 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
       return session.go('keys');
     }
     if (action === 'edit') return session.openModal(form(current));
+    if (action === 'copy') return session.copy(current.app_uuid, `the id of ${current.name}`);
     if (action === 'delete') return session.openModal(remove(current));
   };
 
