@@ -31,6 +31,31 @@ describe('moving between screens', () => {
     dash.expectFits();
   });
 
+  it(': jumps to a screen by the start of its name; a name that is no screen says so', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press(':');
+    dash.type('cr');
+    await dash.shows(':cr');
+    await dash.shows('Enter → Credits');
+    dash.press(KEY.enter);
+    await dash.shows(titles.credits as string);
+    dash.press(':');
+    dash.type('SUB');
+    dash.press(KEY.enter);
+    await dash.shows(titles.subscription as string);
+    dash.press(':');
+    dash.type('zz');
+    await dash.shows('type a screen name');
+    dash.press(KEY.enter);
+    await dash.shows('No screen is called "zz"');
+    dash.press(':');
+    dash.type('us');
+    dash.press(KEY.esc);
+    await dash.hides(':us');
+    expect(dash.screen()).toContain(titles.subscription as string);
+  });
+
   it('Tab goes forward, Shift+Tab back, round the ends', async () => {
     const dash = open();
     await dash.shows('Apps (1)');

@@ -6,7 +6,7 @@ import { Header } from './components/Header.js';
 import { HelpView } from './components/HelpView.js';
 import { ModalView } from './components/ModalView.js';
 import { screenBindings } from './keys.js';
-import { SCREENS, type ScreenId } from './screens.js';
+import { SCREENS, screenNamed, type ScreenId } from './screens.js';
 import { AppsScreen } from './screens/AppsScreen.js';
 import { CreditsScreen } from './screens/CreditsScreen.js';
 import { KeysScreen } from './screens/KeysScreen.js';
@@ -66,6 +66,7 @@ export function DashboardApp(props: DashboardProps) {
         dialog={state.modal !== null}
         filter={state.filters[state.screen]}
         filtering={state.filtering}
+        jump={state.jump === null ? null : { text: state.jump, target: SCREENS.find((screen) => screen.id === screenNamed(state.jump ?? ''))?.title ?? null }}
       />
     </Box>
   );

@@ -13,7 +13,7 @@ export interface Binding<A extends string> {
   matches(input: string, key: Key): boolean;
 }
 
-export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | 'filter' | ScreenId;
+export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | 'filter' | 'jump' | ScreenId;
 
 export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'exit', keys: 'Ctrl+C', description: 'leave at once', matches: (i, k) => k.ctrl && i === 'c' },
@@ -22,6 +22,7 @@ export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'next', keys: 'Tab', description: 'next screen', matches: (_i, k) => k.tab && !k.shift },
   { action: 'prev', keys: 'Shift+Tab', description: 'previous screen', matches: (_i, k) => k.tab && k.shift },
   { action: 'back', keys: 'Esc', description: 'clear the filter, else back to the previous screen', matches: (_i, k) => k.escape },
+  { action: 'jump', keys: ':', description: 'go to a screen by name (:us Enter → Usage)', matches: (i) => i === ':' },
   { action: 'filter', keys: '/', description: 'filter the rows (Apps, Keys, Users)', matches: (i) => i === '/' },
   ...SCREENS.map(
     (screen, index): Binding<GlobalAction> => ({

@@ -21,3 +21,10 @@ export function isScreenId(value: string): value is ScreenId {
 
 /** The screens that show one app: they need an app to be selected. */
 export const APP_SCREENS: readonly ScreenId[] = ['keys', 'users', 'usage'];
+
+/** `:` jumps: the first screen whose id starts with what was typed (any case); none for nothing typed. */
+export function screenNamed(typed: string): ScreenId | null {
+  const prefix = typed.trim().toLowerCase();
+  if (prefix === '') return null;
+  return SCREEN_IDS.find((id) => id.startsWith(prefix)) ?? null;
+}

@@ -6,7 +6,7 @@ import { FILTERABLE } from './filter.js';
 import { focusField, formValues } from './form.js';
 import { actionIn, globalBindings, listBindings, screenBindings, type ScreenAction } from './keys.js';
 import { modalKey, type Modal, type ModalNext } from './modal.js';
-import { SCREEN_IDS, type ScreenId } from './screens.js';
+import { SCREEN_IDS, screenNamed, type ScreenId } from './screens.js';
 import { dashboardReducer, initialState, type DashboardEvent, type DashboardState } from './state.js';
 import { useResource } from './use-resource.js';
 
@@ -153,6 +153,22 @@ export function useDashboard(deps: DashboardDeps) {
     [dispatch],
   );
 
+  /** While typing after `:`: Enter goes to the screen named, Esc gives up. */
+  const jumpKey = useCallback(
+    (text: string, input: string, key: Key) => {
+      if (key.escape) return dispatch({ type: 'jump', text: null });
+      if (key.return) {
+        const screen = screenNamed(text);
+        dispatch({ type: 'jump', text: null });
+        if (screen) return go(screen);
+        return flash('error', `No screen is called ${JSON.stringify(text)}: ${SCREEN_IDS.join(', ')}.`);
+      }
+      if (key.backspace || key.delete) return dispatch({ type: 'jump', text: text.slice(0, -1) });
+      if (input && !key.ctrl && !key.meta && !/[\u0000-\u001f]/.test(input)) dispatch({ type: 'jump', text: text + input });
+    },
+    [dispatch, flash, go],
+  );
+
   /** The one key handler: a dialog first, then the help, the global keys, the screen's keys. */
   const onKey = useCallback(
     (input: string, key: Key) => {
@@ -167,6 +183,7 @@ export function useDashboard(deps: DashboardDeps) {
         else if (step.type === 'copy') copy(step.text, 'the secret');
         return;
       }
+      if (current.jump !== null) return jumpKey(current.jump, input, key);
       if (current.filtering) return filterKey(current.filters[current.screen] ?? '', input, key);
       const global = actionIn(globalBindings, input, key);
       if (current.help) {
@@ -190,6 +207,8 @@ export function useDashboard(deps: DashboardDeps) {
           // Esc first clears a filter, then goes back.
           if (current.filters[current.screen]) return dispatch({ type: 'filter', text: '', editing: false });
           return dispatch({ type: 'back' });
+        case 'jump':
+          return dispatch({ type: 'jump', text: '' });
         case 'filter':
           if (FILTERABLE.includes(current.screen)) dispatch({ type: 'filter', text: current.filters[current.screen] ?? '', editing: true });
           return;
@@ -202,7 +221,7 @@ export function useDashboard(deps: DashboardDeps) {
       // A screen that has not drawn yet has not said what its keys do: the key is dropped.
       if (action && screenKeys.current?.screen === current.screen) screenKeys.current.handle(action);
     },
-    [copy, dispatch, exit, filterKey, go, openLink, openModal, runModal],
+    [copy, dispatch, exit, filterKey, go, jumpKey, openLink, openModal, runModal],
   );
 
   /**

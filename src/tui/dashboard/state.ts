@@ -26,6 +26,8 @@ export interface DashboardState {
   filters: Partial<Record<ScreenId, string>>;
   /** Keys go into the current screen's filter until Enter or Esc. */
   filtering: boolean;
+  /** What was typed after `:` (jump to a screen by name), while it is being typed. */
+  jump: string | null;
 }
 
 export type DashboardEvent =
@@ -35,12 +37,13 @@ export type DashboardEvent =
   | { type: 'app'; app: SelectedApp | null }
   | { type: 'modal'; modal: Modal | null }
   | { type: 'flash'; flash: Flash | null }
-  | { type: 'filter'; text: string; editing: boolean };
+  | { type: 'filter'; text: string; editing: boolean }
+  | { type: 'jump'; text: string | null };
 
 const HISTORY_LIMIT = 20;
 
 export function initialState(screen: ScreenId): DashboardState {
-  return { screen, history: [], help: false, app: null, modal: null, flash: null, filters: {}, filtering: false };
+  return { screen, history: [], help: false, app: null, modal: null, flash: null, filters: {}, filtering: false, jump: null };
 }
 
 export function dashboardReducer(state: DashboardState, event: DashboardEvent): DashboardState {
@@ -54,6 +57,7 @@ export function dashboardReducer(state: DashboardState, event: DashboardEvent): 
         help: false,
         flash: null,
         filtering: false,
+        jump: null,
       };
     case 'back': {
       const previous = state.history.at(-1);
@@ -68,6 +72,8 @@ export function dashboardReducer(state: DashboardState, event: DashboardEvent): 
       return { ...state, modal: event.modal };
     case 'flash':
       return { ...state, flash: event.flash };
+    case 'jump':
+      return { ...state, jump: event.text };
     case 'filter':
       return { ...state, filters: { ...state.filters, [state.screen]: event.text }, filtering: event.editing };
   }

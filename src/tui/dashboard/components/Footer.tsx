@@ -4,11 +4,13 @@ import type { Binding } from '../keys.js';
 import type { Flash } from '../state.js';
 
 /** Two lines for what the last action did or why it failed, then the keys of this screen. */
-export function Footer({ flash, bindings, width, dialog, filter, filtering }: {
+export function Footer({ flash, bindings, width, dialog, filter, filtering, jump }: {
   flash: Flash | null;
   /** The screen's `/` filter, and whether keys are going into it. */
   filter?: string;
   filtering?: boolean;
+  /** What was typed after `:`, and the screen it names. */
+  jump?: { text: string; target: string | null } | null;
   bindings: readonly Binding<string>[];
   width: number;
   /** A dialog has the keys: its own hints are inside it. */
@@ -18,7 +20,13 @@ export function Footer({ flash, bindings, width, dialog, filter, filtering }: {
   return (
     <Box flexDirection="column" width={width}>
       <Box height={2} overflow="hidden">
-        {filtering ? (
+        {jump ? (
+          <Text wrap="truncate-end">
+            :{jump.text}
+            <Text inverse> </Text>
+            <Text dimColor>  {jump.target ? `Enter → ${jump.target}` : 'type a screen name'} · Esc cancels</Text>
+          </Text>
+        ) : filtering ? (
           <Text wrap="truncate-start">
             /{filter}
             <Text inverse> </Text>
@@ -29,8 +37,8 @@ export function Footer({ flash, bindings, width, dialog, filter, filtering }: {
             filtered by /{filter} · / edits · Esc clears
           </Text>
         ) : null}
-        {filtering ? null : flash?.kind === 'busy' ? <Spinner label={flash.text} /> : null}
-        {!filtering && flash && flash.kind !== 'busy' ? (
+        {filtering || jump ? null : flash?.kind === 'busy' ? <Spinner label={flash.text} /> : null}
+        {!filtering && !jump && flash && flash.kind !== 'busy' ? (
           <Text color={flash.kind === 'error' ? 'red' : 'green'} wrap="wrap">
             {flash.kind === 'error' ? '✖ ' : '✓ '}
             {flash.text}
