@@ -49,6 +49,8 @@ export interface DashboardApi {
   createApp(fields: AppFields): Promise<App>;
   updateApp(appUuid: string, changes: AppChanges): Promise<App>;
   deleteApp(appUuid: string): Promise<void>;
+  /** A checkout that adds `credits` to the app's balance once paid. */
+  fundApp(appUuid: string, credits: number): Promise<Checkout>;
 
   keys(appUuid: string): Promise<Page<ApiKey>>;
   createKey(appUuid: string, fields: KeyFields): Promise<CreatedKey>;

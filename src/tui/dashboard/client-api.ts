@@ -39,6 +39,7 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
     async deleteApp(appUuid) {
       await client.call(op('developer.apps.delete'), { params: app(appUuid) });
     },
+    fundApp: (appUuid, credits) => client.call(op('developer.apps.fund'), { params: app(appUuid), body: { credits } }),
 
     keys: (appUuid) =>
       readPages((offset) => client.call(op('developer.apps.api-keys.list'), { params: app(appUuid), query: { limit: 100, offset } })),

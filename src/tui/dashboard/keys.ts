@@ -62,7 +62,14 @@ export function actionIn<A extends string>(bindings: readonly Binding<A>[], inpu
 
 /** Each screen's own keys (the list keys and the global ones come on top). */
 export const screenBindings = {
-  apps: [letter('n', 'create', 'new app'), letter('e', 'edit', 'edit'), letter('d', 'delete', 'delete'), copyBinding, refreshBinding],
+  apps: [
+    letter('n', 'create', 'new app'),
+    letter('e', 'edit', 'edit'),
+    letter('f', 'fund', 'fund'),
+    letter('d', 'delete', 'delete'),
+    copyBinding,
+    refreshBinding,
+  ],
   keys: [letter('n', 'create', 'new key'), letter('d', 'delete', 'delete'), copyBinding, refreshBinding],
   users: [letter('t', 'topUp', 'top up'), letter('l', 'limit', 'set limit'), letter('n', 'add', 'add a user'), copyBinding, refreshBinding],
   usage: [

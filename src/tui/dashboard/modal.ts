@@ -43,6 +43,8 @@ export interface LinkModal extends ModalBase {
   url: string;
   /** What happened when the user asked to open it. */
   opened?: 'yes' | string;
+  /** Runs when the dialog closes: a checkout's screen reloads, to show what the payment did. */
+  onClose?: () => void;
 }
 
 export type Modal = FormModal | ConfirmModal | SecretModal | LinkModal;

@@ -72,7 +72,10 @@ export function useDashboard(deps: DashboardDeps) {
   const openModal = useCallback(
     (modal: Modal | null) => {
       if (modal?.kind === 'link') depsRef.current.keep?.(`${modal.title}: ${modal.url}`);
+      const previous = stateRef.current.modal;
+      const leaving = previous?.kind === 'link' && !(modal?.kind === 'link' && modal.url === previous.url);
       dispatch({ type: 'modal', modal });
+      if (leaving) previous.onClose?.();
     },
     [dispatch],
   );

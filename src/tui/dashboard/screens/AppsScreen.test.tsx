@@ -61,6 +61,25 @@ describe('the Apps screen', () => {
     expect(dash.copy).toHaveBeenCalledWith(blog.app_uuid);
   });
 
+  it('funds an app through a checkout; the list reloads when the checkout closes', async () => {
+    const shop = await createApp(t, { name: 'Funded shop' });
+    const dash = open();
+    await dash.shows(/Funded shop\s+standard\s+0/);
+    await dash.pick('Funded shop');
+    dash.press('f');
+    await dash.shows('Fund Funded shop');
+    dash.press(KEY.ctrlU);
+    dash.type('250');
+    dash.press(KEY.enter);
+    await dash.shows('Checkout for 250 credits to Funded shop');
+    const url = /(http:\/\/\S+\/sandbox\/checkout\/cs_[0-9a-f]+)/.exec(dash.screen())?.[1];
+    expect(url).toBeDefined();
+    await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    dash.press(KEY.esc);
+    await dash.shows(/Funded shop\s+standard\s+250/);
+    expect((await getApp(t, shop.app_uuid)).balance_credits).toBe(250);
+  });
+
   it('creates an app from the form; a value the server refuses is shown in the form, which stays open', async () => {
     const dash = open();
     await dash.shows('Apps (1)');

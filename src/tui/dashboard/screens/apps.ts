@@ -3,7 +3,8 @@ import { readList, readNumber } from '../fields.js';
 import type { FieldSpec } from '../form.js';
 import { createForm } from '../form.js';
 import type { ScreenAction } from '../keys.js';
-import { confirmModal, type FormModal } from '../modal.js';
+import { credits } from '../format.js';
+import { confirmModal, type FormModal, type LinkModal } from '../modal.js';
 import type { DashboardSession } from '../session.js';
 import { dataOf } from '../use-resource.js';
 import { useCursor } from '../use-cursor.js';
@@ -64,6 +65,24 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
       },
     });
 
+  const fund = (app: App): FormModal => ({
+    kind: 'form',
+    title: `Fund ${app.name}`,
+    form: createForm([{ name: 'credits', label: 'Credits', initial: '1000', hint: 'added to the app balance once paid (1 credit = $0.01)' }]),
+    submitLabel: 'go to checkout',
+    async submit(values): Promise<LinkModal> {
+      const amount = readNumber(values, 'credits', 'Credits');
+      const checkout = await api.fundApp(app.app_uuid, amount);
+      return {
+        kind: 'link',
+        title: `Checkout for ${credits(amount)} credits to ${app.name}`,
+        lines: ['Pay there; the credits reach the app once the payment is confirmed.', 'The apps reload when this closes.'],
+        url: checkout.url,
+        onClose: () => void apps.reload(),
+      };
+    },
+  });
+
   const handle = (action: ScreenAction<'apps'>) => {
     if (cursor.move(action)) return;
     const current = list[cursor.current()];
@@ -75,6 +94,7 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
       return session.go('keys');
     }
     if (action === 'edit') return session.openModal(form(current));
+    if (action === 'fund') return session.openModal(fund(current));
     if (action === 'copy') return session.copy(current.app_uuid, `the id of ${current.name}`);
     if (action === 'delete') return session.openModal(remove(current));
   };

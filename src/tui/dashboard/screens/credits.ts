@@ -66,8 +66,9 @@ export function useCreditsScreen(session: DashboardSession, visibleRows: number)
         return {
           kind: 'link',
           title: `Checkout for ${credits(pack.credits)} credits`,
-          lines: ['Pay there; the credits arrive once the payment is confirmed.', 'r reloads the balance afterwards.'],
+          lines: ['Pay there; the credits arrive once the payment is confirmed.', 'The balance reloads when this closes.'],
           url: checkout.url,
+          onClose: () => void reload(),
         };
       },
     });

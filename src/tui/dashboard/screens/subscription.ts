@@ -33,7 +33,8 @@ export function useSubscriptionScreen(session: DashboardSession) {
       },
     });
 
-  const link = (title: string, url: string, lines: string[]): LinkModal => ({ kind: 'link', title, url, lines });
+  // Closing a checkout or the portal reloads the status: what was paid or changed there shows at once.
+  const link = (title: string, url: string, lines: string[]): LinkModal => ({ kind: 'link', title, url, lines, onClose: () => void reload() });
 
   const choose = (status: Subscription, plan: Plan): Modal | null => {
     const name = planName(plan);
@@ -48,7 +49,7 @@ export function useSubscriptionScreen(session: DashboardSession) {
           lines: ['This opens a checkout session; you pay in the browser.'],
           confirmLabel: 'go to checkout',
           run: async () =>
-            link(`Checkout for ${name}`, (await api.checkout(plan)).url, ['The subscription starts once the payment is confirmed.', 'r reloads the status afterwards.']),
+            link(`Checkout for ${name}`, (await api.checkout(plan)).url, ['The subscription starts once the payment is confirmed.', 'The status reloads when this closes.']),
         });
       case 'upgrade':
         return change(
