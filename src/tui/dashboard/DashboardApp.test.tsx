@@ -18,6 +18,7 @@ const titles: Record<string, string> = {
   usage: 'Usage of',
   credits: 'Balance',
   subscription: 'Subscription',
+  billing: 'Billing (',
 };
 
 describe('moving between screens', () => {
@@ -106,7 +107,7 @@ describe('help and leaving', () => {
     await dash.shows('Apps (1)');
     dash.press('?');
     await dash.shows('Everywhere');
-    for (const text of ['Ctrl+C', 'Shift+Tab', '1–6', 'go to a screen', 'n  new app', 'd  delete', 'PgDn', 'Enter  select']) {
+    for (const text of ['Ctrl+C', 'Shift+Tab', '1–7', 'go to a screen', 'n  new app', 'd  delete', 'PgDn', 'Enter  select']) {
       expect(dash.screen()).toContain(text);
     }
     dash.expectFits();

@@ -8,6 +8,7 @@ import { ModalView } from './components/ModalView.js';
 import { screenBindings } from './keys.js';
 import { SCREENS, screenNamed, type ScreenId } from './screens.js';
 import { AppsScreen } from './screens/AppsScreen.js';
+import { BillingScreen } from './screens/BillingScreen.js';
 import { CreditsScreen } from './screens/CreditsScreen.js';
 import { KeysScreen } from './screens/KeysScreen.js';
 import { SubscriptionScreen } from './screens/SubscriptionScreen.js';
@@ -22,6 +23,7 @@ const SCREEN_VIEWS: Record<ScreenId, ComponentType<ScreenProps>> = {
   usage: UsageScreen,
   credits: CreditsScreen,
   subscription: SubscriptionScreen,
+  billing: BillingScreen,
 };
 
 /** Header (2 lines) and footer (3 lines) around the screen's body. */

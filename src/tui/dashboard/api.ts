@@ -26,6 +26,7 @@ export type PointsSync = Answer<'credits.sync-points'>;
 export type Plan = Answer<'subscriptions.plans'>['data'][number];
 export type Subscription = Answer<'subscriptions.status'>;
 export type Portal = Answer<'subscriptions.customer-portal'>;
+export type BillingRecord = Answer<'developer.billing'>['data'][number];
 
 export type AppFields = Body<'developer.apps.create'>;
 export type AppChanges = Body<'developer.apps.update'>;
@@ -72,6 +73,9 @@ export interface DashboardApi {
   packs(): Promise<Pack[]>;
   purchase(credits: number): Promise<Checkout>;
   syncPoints(): Promise<PointsSync>;
+
+  /** Packs, app funding and subscription charges, newest first. */
+  billing(): Promise<Page<BillingRecord>>;
 
   plans(): Promise<Plan[]>;
   subscription(): Promise<Subscription>;

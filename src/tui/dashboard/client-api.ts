@@ -79,6 +79,7 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
     purchase: (credits) => client.call(op('credits.purchase'), { body: { credits } }),
     syncPoints: () => client.call(op('credits.sync-points')),
 
+    billing: () => readPages((offset) => client.call(op('developer.billing'), { query: { limit: 100, offset } })),
     plans: async () => (await client.call(op('subscriptions.plans'))).data,
     subscription: () => client.call(op('subscriptions.status')),
     checkout: (plan) =>

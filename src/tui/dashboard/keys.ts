@@ -86,6 +86,7 @@ export const screenBindings = {
     letter('p', 'portal', 'portal'),
     refreshBinding,
   ],
+  billing: [copyBinding, refreshBinding],
 } as const satisfies Record<ScreenId, readonly Binding<string>[]>;
 
 /** The actions a screen's handler receives: its own and the list's. */

@@ -9,6 +9,7 @@ export const SCREENS = [
   { id: 'usage', title: 'Usage' },
   { id: 'credits', title: 'Credits' },
   { id: 'subscription', title: 'Subscription' },
+  { id: 'billing', title: 'Billing' },
 ] as const;
 
 export type ScreenId = (typeof SCREENS)[number]['id'];

@@ -1,0 +1,21 @@
+import type { ScreenAction } from '../keys.js';
+import type { DashboardSession } from '../session.js';
+import { filterRows } from '../filter.js';
+import { dataOf, useResource } from '../use-resource.js';
+import { useCursor } from '../use-cursor.js';
+
+/** The Billing screen: every charge of the account, newest first; y copies a record's id. */
+export function useBillingScreen(session: DashboardSession, visibleRows: number) {
+  const { resource, reload } = useResource(() => session.api.billing(), [session.api]);
+  const list = filterRows(dataOf(resource)?.items ?? [], session.state.filters.billing);
+  const cursor = useCursor(list.length, visibleRows);
+
+  const handle = (action: ScreenAction<'billing'>) => {
+    if (cursor.move(action)) return;
+    if (action === 'refresh') return void reload();
+    const current = list[cursor.current()];
+    if (action === 'copy' && current) session.copy(current.id, `the id ${current.id}`);
+  };
+
+  return { resource, list, cursor, handle };
+}
