@@ -10,6 +10,22 @@ afterEach(() => cleanup());
 const status = async () => (await t.call('GET', `${API}/subscriptions/status`)).body;
 
 describe('the Subscription screen, on the real server', () => {
+  it('fits the four plan cards in 80 columns with every feature whole (wrapped, not cut)', async () => {
+    const dash = openDashboard({ api: serverApi(t), screen: 'subscription', now: () => t.clock.now(), size: { columns: 80, rows: 24 } });
+    await dash.shows('No subscription.');
+    await dash.shows('rate limits');
+    const plans = (await t.call('GET', `${API}/subscriptions/plans`)).body.data as { features: string[] }[];
+    expect(plans.length).toBe(4);
+    // Each card is a 20-column strip; its wrapped lines, joined, hold each of its features whole.
+    const lines = dash.screen().split('\n');
+    plans.forEach((plan, index) => {
+      const card = lines.map((line) => line.slice(index * 20, (index + 1) * 20).replace(/[│║]/g, ' ')).join(' ').replace(/\s+/g, ' ');
+      for (const feature of plan.features) expect(card).toContain(`· ${feature}`);
+    });
+    expect(dash.screen()).not.toContain('…');
+    dash.expectFits();
+  });
+
   it('subscribes through the sandbox checkout, upgrades, schedules a downgrade, cancels and renews', async () => {
     const dash = openDashboard({ api: serverApi(t), screen: 'subscription', now: () => t.clock.now() });
     await dash.shows('No subscription.');

@@ -59,11 +59,14 @@ function PlanCard({ plan, status, selected, width, features }: { plan: Plan; sta
       <Text wrap="truncate-end" color={change === 'current' ? 'green' : scheduled ? 'yellow' : 'gray'}>
         {scheduled ? 'scheduled' : TAGS[change]}
       </Text>
-      {plan.features.slice(0, features).map((feature) => (
-        <Text key={feature} dimColor wrap="truncate-end">
-          · {feature}
-        </Text>
-      ))}
+      {/* Features wrap inside the card (four cards share 80 columns) and stop where the rows do. */}
+      <Box flexDirection="column" height={features} overflow="hidden">
+        {plan.features.map((feature) => (
+          <Text key={feature} dimColor wrap="wrap">
+            · {feature}
+          </Text>
+        ))}
+      </Box>
     </Box>
   );
 }
