@@ -14,6 +14,7 @@ import { KeysScreen } from './screens/KeysScreen.js';
 import { SubscriptionScreen } from './screens/SubscriptionScreen.js';
 import { UsageScreen } from './screens/UsageScreen.js';
 import { UsersScreen } from './screens/UsersScreen.js';
+import { describeSort, isListScreen } from './sorting.js';
 import { useDashboard, type DashboardDeps, type ScreenProps } from './session.js';
 
 const SCREEN_VIEWS: Record<ScreenId, ComponentType<ScreenProps>> = {
@@ -68,6 +69,7 @@ export function DashboardApp(props: DashboardProps) {
         dialog={state.modal !== null}
         filter={state.filters[state.screen]}
         filtering={state.filtering}
+        order={isListScreen(state.screen) ? describeSort(state.screen, state.sorts[state.screen]) : ''}
         jump={state.jump === null ? null : { text: state.jump, target: SCREENS.find((screen) => screen.id === screenNamed(state.jump ?? ''))?.title ?? null }}
       />
     </Box>

@@ -1,8 +1,3 @@
-import type { ScreenId } from './screens.js';
-
-/** The screens whose rows `/` filters. */
-export const FILTERABLE: readonly ScreenId[] = ['apps', 'keys', 'users', 'billing'];
-
 /** The words of a row a filter looks at: its text and number fields, one level deep. */
 function textOf(item: object): string {
   return Object.values(item)

@@ -13,7 +13,7 @@ export interface Binding<A extends string> {
   matches(input: string, key: Key): boolean;
 }
 
-export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | 'filter' | 'jump' | ScreenId;
+export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | 'filter' | 'sort' | 'reverse' | 'jump' | ScreenId;
 
 export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'exit', keys: 'Ctrl+C', description: 'leave at once', matches: (i, k) => k.ctrl && i === 'c' },
@@ -23,7 +23,9 @@ export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'prev', keys: 'Shift+Tab', description: 'previous screen', matches: (_i, k) => k.tab && k.shift },
   { action: 'back', keys: 'Esc', description: 'clear the filter, else back to the previous screen', matches: (_i, k) => k.escape },
   { action: 'jump', keys: ':', description: 'go to a screen by name (:us Enter → Usage)', matches: (i) => i === ':' },
-  { action: 'filter', keys: '/', description: 'filter the rows (Apps, Keys, Users)', matches: (i) => i === '/' },
+  { action: 'filter', keys: '/', description: 'filter the rows (Apps, Keys, Users, Billing)', matches: (i) => i === '/' },
+  { action: 'sort', keys: 'o', description: 'sort the rows by the next field', matches: (i, k) => i === 'o' && !k.ctrl && !k.meta },
+  { action: 'reverse', keys: 'O', description: 'reverse the order', matches: (i, k) => i === 'O' && !k.ctrl && !k.meta },
   ...SCREENS.map(
     (screen, index): Binding<GlobalAction> => ({
       action: screen.id,

@@ -2,11 +2,11 @@ import type { Key } from 'ink';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { DashboardApi } from './api.js';
 import { describeError } from './errors.js';
-import { FILTERABLE } from './filter.js';
 import { focusField, formValues } from './form.js';
 import { actionIn, globalBindings, listBindings, screenBindings, type ScreenAction } from './keys.js';
 import { modalKey, type Modal, type ModalNext } from './modal.js';
 import { SCREEN_IDS, screenNamed, type ScreenId } from './screens.js';
+import { isListScreen, nextSort } from './sorting.js';
 import { dashboardReducer, initialState, type DashboardEvent, type DashboardState } from './state.js';
 import { useResource } from './use-resource.js';
 
@@ -213,8 +213,16 @@ export function useDashboard(deps: DashboardDeps) {
         case 'jump':
           return dispatch({ type: 'jump', text: '' });
         case 'filter':
-          if (FILTERABLE.includes(current.screen)) dispatch({ type: 'filter', text: current.filters[current.screen] ?? '', editing: true });
+          if (isListScreen(current.screen)) dispatch({ type: 'filter', text: current.filters[current.screen] ?? '', editing: true });
           return;
+        case 'sort':
+          if (isListScreen(current.screen)) dispatch({ type: 'sort', sort: nextSort(current.screen, current.sorts[current.screen]) });
+          return;
+        case 'reverse': {
+          const sort = current.sorts[current.screen];
+          if (sort) dispatch({ type: 'sort', sort: { ...sort, descending: !sort.descending } });
+          return;
+        }
         case null:
           break;
         default:

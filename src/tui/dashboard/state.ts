@@ -1,5 +1,6 @@
 import type { Modal } from './modal.js';
 import type { ScreenId } from './screens.js';
+import type { SortState } from './sorting.js';
 
 /** The app the Keys, Users and Usage screens show. */
 export interface SelectedApp {
@@ -26,6 +27,8 @@ export interface DashboardState {
   filters: Partial<Record<ScreenId, string>>;
   /** Keys go into the current screen's filter until Enter or Esc. */
   filtering: boolean;
+  /** The order `o` / `O` chose on each list screen; none: the server's. */
+  sorts: Partial<Record<ScreenId, SortState>>;
   /** What was typed after `:` (jump to a screen by name), while it is being typed. */
   jump: string | null;
 }
@@ -38,12 +41,13 @@ export type DashboardEvent =
   | { type: 'modal'; modal: Modal | null }
   | { type: 'flash'; flash: Flash | null }
   | { type: 'filter'; text: string; editing: boolean }
-  | { type: 'jump'; text: string | null };
+  | { type: 'jump'; text: string | null }
+  | { type: 'sort'; sort: SortState | undefined };
 
 const HISTORY_LIMIT = 20;
 
 export function initialState(screen: ScreenId): DashboardState {
-  return { screen, history: [], help: false, app: null, modal: null, flash: null, filters: {}, filtering: false, jump: null };
+  return { screen, history: [], help: false, app: null, modal: null, flash: null, filters: {}, filtering: false, jump: null, sorts: {} };
 }
 
 export function dashboardReducer(state: DashboardState, event: DashboardEvent): DashboardState {
@@ -72,6 +76,8 @@ export function dashboardReducer(state: DashboardState, event: DashboardEvent): 
       return { ...state, modal: event.modal };
     case 'flash':
       return { ...state, flash: event.flash };
+    case 'sort':
+      return { ...state, sorts: { ...state.sorts, [state.screen]: event.sort } };
     case 'jump':
       return { ...state, jump: event.text };
     case 'filter':

@@ -4,11 +4,13 @@ import type { Binding } from '../keys.js';
 import type { Flash } from '../state.js';
 
 /** Two lines for what the last action did or why it failed, then the keys of this screen. */
-export function Footer({ flash, bindings, width, dialog, filter, filtering, jump }: {
+export function Footer({ flash, bindings, width, dialog, filter, filtering, jump, order }: {
   flash: Flash | null;
   /** The screen's `/` filter, and whether keys are going into it. */
   filter?: string;
   filtering?: boolean;
+  /** How the rows are sorted, said in words ('' for the server's order). */
+  order?: string;
   /** What was typed after `:`, and the screen it names. */
   jump?: { text: string; target: string | null } | null;
   bindings: readonly Binding<string>[];
@@ -32,9 +34,9 @@ export function Footer({ flash, bindings, width, dialog, filter, filtering, jump
             <Text inverse> </Text>
             <Text dimColor>  Enter keeps · Esc clears</Text>
           </Text>
-        ) : filter && !flash ? (
+        ) : (filter || order) && !flash ? (
           <Text dimColor wrap="truncate-end">
-            filtered by /{filter} · / edits · Esc clears
+            {[filter ? `filtered by /${filter} · / edits · Esc clears` : '', order ? `${order} · o next · O reverses` : ''].filter(Boolean).join(' · ')}
           </Text>
         ) : null}
         {filtering || jump ? null : flash?.kind === 'busy' ? <Spinner label={flash.text} /> : null}

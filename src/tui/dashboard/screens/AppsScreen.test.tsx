@@ -1,6 +1,6 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp, getApp, useTestServer } from '../../../../test/helpers/api.js';
+import { API, createApp, getApp, useTestServer } from '../../../../test/helpers/api.js';
 import { KEY, openDashboard, serverApi } from '../testing.js';
 
 const t = useTestServer();
@@ -59,6 +59,29 @@ describe('the Apps screen', () => {
     dash.press('y');
     await dash.shows('Copied the id of Blog to the clipboard.');
     expect(dash.copy).toHaveBeenCalledWith(blog.app_uuid);
+  });
+
+  it('o sorts by name, then balance, …; O reverses; the footer says how', async () => {
+    await createApp(t, { name: 'Zed' });
+    await createApp(t, { name: 'alpha' });
+    const all = ((await t.call('GET', `${API}/developer/apps`)).body.data as { name: string }[]).map((app) => app.name);
+    const byName = (a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase());
+    const dash = open();
+    await dash.shows('Apps (3)');
+    const names = () =>
+      dash
+        .screen()
+        .split('\n')
+        .map((line) => /^[› ] (?:● )?(.+?)\s{2,}(?:standard|pooled)/.exec(line)?.[1])
+        .filter(Boolean);
+    dash.press('o');
+    await dash.shows('sorted by name ▲');
+    expect(names()).toEqual([...all].sort(byName));
+    dash.press('O');
+    await dash.shows('sorted by name ▼');
+    expect(names()).toEqual([...all].sort(byName).reverse());
+    dash.press('o', 'o', 'o', 'o');
+    await dash.hides('sorted by');
   });
 
   it('funds an app through a checkout; the list reloads when the checkout closes', async () => {

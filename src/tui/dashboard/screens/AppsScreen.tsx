@@ -42,6 +42,7 @@ export function AppsScreen({ session, width, height }: ScreenProps) {
         height={height - 1}
         width={width}
         filter={session.state.filters.apps}
+        rows={screen.list}
       />
     </Box>
   );

@@ -45,6 +45,7 @@ export function BillingScreen({ session, width, height }: ScreenProps) {
         height={height - 1}
         width={width}
         filter={session.state.filters.billing}
+        rows={screen.list}
       />
     </Box>
   );

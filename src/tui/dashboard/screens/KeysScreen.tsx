@@ -35,6 +35,7 @@ export function KeysScreen({ session, width, height }: ScreenProps) {
         height={height - 1}
         width={width}
         filter={session.state.filters.keys}
+        rows={screen.list}
       />
     </Box>
   );

@@ -40,6 +40,7 @@ export function UsersScreen({ session, width, height }: ScreenProps) {
         height={height - 1}
         width={width}
         filter={session.state.filters.users}
+        rows={screen.list}
       />
     </Box>
   );

@@ -9,6 +9,7 @@ import type { DashboardSession } from '../session.js';
 import { dataOf } from '../use-resource.js';
 import { useCursor } from '../use-cursor.js';
 import { filterRows } from '../filter.js';
+import { SORT_KEYS, sortRows } from '../sorting.js';
 
 const fields = (app?: App): FieldSpec[] => [
   { name: 'name', label: 'Name', initial: app?.name ?? '' },
@@ -30,7 +31,7 @@ const fields = (app?: App): FieldSpec[] => [
 /** The Apps screen: the list is the session's (other screens need the selected app). */
 export function useAppsScreen(session: DashboardSession, visibleRows: number) {
   const { api, apps } = session;
-  const list = filterRows(dataOf(apps.resource)?.items ?? [], session.state.filters.apps);
+  const list = sortRows(filterRows(dataOf(apps.resource)?.items ?? [], session.state.filters.apps), SORT_KEYS.apps, session.state.sorts.apps);
   const cursor = useCursor(list.length, visibleRows);
 
   const form = (app?: App): FormModal => ({

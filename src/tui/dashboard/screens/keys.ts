@@ -7,6 +7,7 @@ import type { DashboardSession } from '../session.js';
 import type { SelectedApp } from '../state.js';
 import { useCursor } from '../use-cursor.js';
 import { filterRows } from '../filter.js';
+import { SORT_KEYS, sortRows } from '../sorting.js';
 import { dataOf } from '../use-resource.js';
 import { useAppResource } from './use-app-resource.js';
 
@@ -16,7 +17,7 @@ const roleOf = (value: string | undefined) => KEY_ROLES.find((role) => role === 
 export function useKeysScreen(session: DashboardSession, visibleRows: number) {
   const { api } = session;
   const { app, resource, reload } = useAppResource(session, (selected) => session.api.keys(selected.app_uuid));
-  const list = filterRows(dataOf(resource)?.items ?? [], session.state.filters.keys);
+  const list = sortRows(filterRows(dataOf(resource)?.items ?? [], session.state.filters.keys), SORT_KEYS.keys, session.state.sorts.keys);
   const cursor = useCursor(list.length, visibleRows);
 
   const create = (target: SelectedApp): FormModal => ({

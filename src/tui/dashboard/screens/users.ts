@@ -8,6 +8,7 @@ import type { DashboardSession } from '../session.js';
 import type { SelectedApp } from '../state.js';
 import { useCursor } from '../use-cursor.js';
 import { filterRows } from '../filter.js';
+import { SORT_KEYS, sortRows } from '../sorting.js';
 import { dataOf } from '../use-resource.js';
 import { useAppResource } from './use-app-resource.js';
 
@@ -17,7 +18,7 @@ const CREDITS_HINT = '1 credit = $0.01';
 export function useUsersScreen(session: DashboardSession, visibleRows: number) {
   const { api } = session;
   const { app, resource, reload } = useAppResource(session, (selected) => session.api.users(selected.app_uuid));
-  const list = filterRows(dataOf(resource)?.items ?? [], session.state.filters.users);
+  const list = sortRows(filterRows(dataOf(resource)?.items ?? [], session.state.filters.users), SORT_KEYS.users, session.state.sorts.users);
   const cursor = useCursor(list.length, visibleRows);
 
   const form = (title: string, specs: FieldSpec[], submitLabel: string, save: (values: Record<string, string>) => Promise<string>): FormModal => ({
