@@ -23,7 +23,7 @@ describe('svc dashboard without a terminal', () => {
   it('an unknown screen is a usage error that lists the screens', async () => {
     const result = await runSvc(['dashboard', 'nope'], { home });
     expect(result.code, explain(result)).toBe(2);
-    expect(result.stderr).toContain('Unknown screen "nope": one of apps, keys, users, usage, credits, subscription.');
+    expect(result.stderr).toContain('Unknown screen "nope": one of apps, keys, users, usage, credits, subscription, billing.');
   });
 
   it('--help names the screens and the keys', async () => {
