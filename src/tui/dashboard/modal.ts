@@ -43,8 +43,11 @@ export interface LinkModal extends ModalBase {
   url: string;
   /** What happened when the user asked to open it. */
   opened?: 'yes' | string;
-  /** Runs when the dialog closes: a checkout's screen reloads, to show what the payment did. */
-  onClose?: () => void;
+  /**
+   * Reloads what a payment there changes (a checkout's screen): every few seconds while the
+   * dialog is open, and when it closes, so the screen shows the payment at once.
+   */
+  refresh?: () => void;
 }
 
 export type Modal = FormModal | ConfirmModal | SecretModal | LinkModal;

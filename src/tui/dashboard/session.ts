@@ -15,6 +15,8 @@ export interface DashboardDeps {
   initialScreen?: ScreenId;
   /** Opens a URL in the browser (the platform opener; a stub in tests). */
   openUrl(url: string): Promise<void>;
+  /** How often an open checkout reloads its screen (default CHECKOUT_POLL_MS; short in tests). */
+  checkoutPollMs?: number;
   /** The clock the usage windows end at (the test server's clock in tests). */
   now(): Date;
   exit(): void;
@@ -28,6 +30,9 @@ export interface DashboardDeps {
   /** Puts text on the clipboard (OSC 52 on the terminal; a stub in tests). */
   copy?(text: string): void;
 }
+
+/** A checkout is paid in the browser; the screen behind its dialog looks again this often. */
+export const CHECKOUT_POLL_MS = 3000;
 
 /** What the current screen does with its keys (see screenBindings) and the list keys. */
 interface ScreenKeyHandler {
@@ -75,7 +80,7 @@ export function useDashboard(deps: DashboardDeps) {
       const previous = stateRef.current.modal;
       const leaving = previous?.kind === 'link' && !(modal?.kind === 'link' && modal.url === previous.url);
       dispatch({ type: 'modal', modal });
-      if (leaving) previous.onClose?.();
+      if (leaving) previous.refresh?.();
     },
     [dispatch],
   );
@@ -142,6 +147,14 @@ export function useDashboard(deps: DashboardDeps) {
     },
     [flash],
   );
+
+  // While a checkout (a link that can refresh) is open, its screen reloads now and then.
+  const refreshing = state.modal?.kind === 'link' ? state.modal.refresh : undefined;
+  useEffect(() => {
+    if (!refreshing) return;
+    const timer = setInterval(refreshing, depsRef.current.checkoutPollMs ?? CHECKOUT_POLL_MS);
+    return () => clearInterval(timer);
+  }, [refreshing]);
 
   const go = useCallback((screen: ScreenId) => dispatch({ type: 'go', screen }), [dispatch]);
 

@@ -51,7 +51,14 @@ export function fakeApi(answers: Partial<DashboardApi>): DashboardApi {
 
 export const SIZE = { columns: 80, rows: 24 };
 
-export function openDashboard(options: { api: DashboardApi; screen?: ScreenId; now?: () => Date; size?: typeof SIZE; openUrl?: (url: string) => Promise<void> }) {
+export function openDashboard(options: {
+  api: DashboardApi;
+  screen?: ScreenId;
+  now?: () => Date;
+  size?: typeof SIZE;
+  openUrl?: (url: string) => Promise<void>;
+  checkoutPollMs?: number;
+}) {
   const size = options.size ?? SIZE;
   const exit = vi.fn();
   const openUrl = vi.fn(options.openUrl ?? (async () => {}));
@@ -66,6 +73,7 @@ export function openDashboard(options: { api: DashboardApi; screen?: ScreenId; n
       exit={exit}
       keep={keep}
       copy={copy}
+      checkoutPollMs={options.checkoutPollMs}
       size={size}
     />,
   );

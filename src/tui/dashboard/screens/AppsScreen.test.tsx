@@ -84,9 +84,17 @@ describe('the Apps screen', () => {
     await dash.hides('sorted by');
   });
 
-  it('funds an app through a checkout; the list reloads when the checkout closes', async () => {
+  it('funds an app through a checkout; the list reloads while the checkout is open and when it closes', async () => {
     const shop = await createApp(t, { name: 'Funded shop' });
-    const dash = open();
+    const api = serverApi(t);
+    const balances: number[] = [];
+    const read = api.apps.bind(api);
+    api.apps = async () => {
+      const page = await read();
+      balances.push(page.items.find((app) => app.app_uuid === shop.app_uuid)?.balance_credits ?? -1);
+      return page;
+    };
+    const dash = openDashboard({ api, checkoutPollMs: 20 });
     await dash.shows(/Funded shop\s+standard\s+0/);
     await dash.pick('Funded shop');
     dash.press('f');
@@ -98,6 +106,9 @@ describe('the Apps screen', () => {
     const url = /(http:\/\/\S+\/sandbox\/checkout\/cs_[0-9a-f]+)/.exec(dash.screen())?.[1];
     expect(url).toBeDefined();
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    // the dialog is still open, and the list behind it has already seen the payment
+    await vi.waitFor(() => expect(balances.at(-1)).toBe(250), { timeout: 5000 });
+    expect(dash.screen()).toContain('Checkout for 250 credits');
     dash.press(KEY.esc);
     await dash.shows(/Funded shop\s+standard\s+250/);
     expect((await getApp(t, shop.app_uuid)).balance_credits).toBe(250);

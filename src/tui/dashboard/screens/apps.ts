@@ -79,7 +79,7 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
         title: `Checkout for ${credits(amount)} credits to ${app.name}`,
         lines: ['Pay there; the credits reach the app once the payment is confirmed.', 'The apps reload when this closes.'],
         url: checkout.url,
-        onClose: () => void apps.reload(),
+        refresh: () => void apps.reload(),
       };
     },
   });

@@ -68,7 +68,7 @@ export function useCreditsScreen(session: DashboardSession, visibleRows: number)
           title: `Checkout for ${credits(pack.credits)} credits`,
           lines: ['Pay there; the credits arrive once the payment is confirmed.', 'The balance reloads when this closes.'],
           url: checkout.url,
-          onClose: () => void reload(),
+          refresh: () => void reload(),
         };
       },
     });

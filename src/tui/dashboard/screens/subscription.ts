@@ -34,7 +34,7 @@ export function useSubscriptionScreen(session: DashboardSession) {
     });
 
   // Closing a checkout or the portal reloads the status: what was paid or changed there shows at once.
-  const link = (title: string, url: string, lines: string[]): LinkModal => ({ kind: 'link', title, url, lines, onClose: () => void reload() });
+  const link = (title: string, url: string, lines: string[]): LinkModal => ({ kind: 'link', title, url, lines, refresh: () => void reload() });
 
   const choose = (status: Subscription, plan: Plan): Modal | null => {
     const name = planName(plan);
