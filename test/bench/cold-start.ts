@@ -12,7 +12,8 @@ const WARMUP = 3;
 export async function coldStart(): Promise<void> {
   const home = tempHome();
   const server = await startSvcServer(home);
-  const env = { PATH: process.env.PATH, SVC_HOME: home };
+  // `svc serve --port 0` saves the key but not its passing port: the URL comes from the environment.
+  const env = { PATH: process.env.PATH, SVC_HOME: home, SVC_API_URL: server.url };
   const cases: [string, string[]][] = [
     ['node -e 0', ['-e', '0']],
     ['svc --version', [SVC_BIN, '--version']],
