@@ -5,6 +5,7 @@ import type { SvcContext } from './base-command.js';
 import { svcHome } from './connection.js';
 import { ExitCode } from './exit-codes.js';
 import { loadServer } from './lazy.js';
+import { databaseUrlRefusal } from './database-option.js';
 
 /**
  * What the operator runs where the server's database is (`svc admin …`): no API URL, no key —
@@ -19,6 +20,11 @@ export abstract class OperatorCommand extends Command<SvcContext> {
 
   /** The database path, or null (with a line on stderr) when there is none to act on. */
   protected existingDatabase(): string | null {
+    const refusal = databaseUrlRefusal(this.db);
+    if (refusal) {
+      this.context.stderr.write(refusal);
+      return null;
+    }
     const path = this.db ?? join(svcHome(this.context.env), 'server.db');
     if (existsSync(path)) return path;
     this.context.stderr.write(`svc: no database at ${path}: run \`svc serve\` once to create it, or give --db.\n`);

@@ -135,3 +135,19 @@ describe('svc admin credits grant', () => {
   });
 });
 
+
+describe('--db with a database URL', () => {
+  it.each([
+    ['serve', ['serve', '--port', '0']],
+    ['serve --check', ['serve', '--check']],
+    ['admin developers list', ['admin', 'developers', 'list']],
+    ['admin credits grant', ['admin', 'credits', 'grant', '--promotions', '--credits', '1']],
+  ])('svc %s refuses it in one line, exit 2, and creates no file', async (_, args) => {
+    const home = tempDir();
+    const result = await runSvc([...args, '--db', 'postgres://postgres@127.0.0.1:5432/svc'], { home });
+    expect(result.code, explain(result)).toBe(2);
+    expect(result.stderr).toBe(
+      'svc: --db postgres://… is a database URL; this version stores data only in a SQLite file (--db /path/to/server.db).\n',
+    );
+  });
+});

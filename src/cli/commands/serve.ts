@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBundledServer } from '../bundled-server.js';
 import { loadServer } from '../lazy.js';
+import { databaseUrlRefusal } from '../database-option.js';
 
 export class ServeCommand extends SvcCommand {
   // It talks to no server: no --api-url in its options.
@@ -47,6 +48,11 @@ export class ServeCommand extends SvcCommand {
 
   async execute(): Promise<number> {
     const { stdout, stderr } = this.context;
+    const refusal = databaseUrlRefusal(this.db);
+    if (refusal) {
+      stderr.write(refusal);
+      return ExitCode.usage;
+    }
     let config;
     try {
       config = await this.config();
