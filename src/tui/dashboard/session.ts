@@ -1,6 +1,7 @@
 import type { Key } from 'ink';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { DashboardApi } from './api.js';
+import { editLine } from '../shared/editor.js';
 import { describeError } from './errors.js';
 import { focusField, formValues } from './form.js';
 import { actionIn, globalBindings, listBindings, screenBindings, type ScreenAction } from './keys.js';
@@ -163,8 +164,8 @@ export function useDashboard(deps: DashboardDeps) {
     (text: string, input: string, key: Key) => {
       if (key.escape) return dispatch({ type: 'filter', text: '', editing: false });
       if (key.return) return dispatch({ type: 'filter', text, editing: false });
-      if (key.backspace || key.delete) return dispatch({ type: 'filter', text: text.slice(0, -1), editing: true });
-      if (input && !key.ctrl && !key.meta && !/[\u0000-\u001f]/.test(input)) dispatch({ type: 'filter', text: text + input, editing: true });
+      const edited = editLine(text, input, key);
+      if (edited !== text) dispatch({ type: 'filter', text: edited, editing: true });
     },
     [dispatch],
   );
@@ -179,8 +180,8 @@ export function useDashboard(deps: DashboardDeps) {
         if (screen) return go(screen);
         return flash('error', `No screen is called ${JSON.stringify(text)}: ${SCREEN_IDS.join(', ')}.`);
       }
-      if (key.backspace || key.delete) return dispatch({ type: 'jump', text: text.slice(0, -1) });
-      if (input && !key.ctrl && !key.meta && !/[\u0000-\u001f]/.test(input)) dispatch({ type: 'jump', text: text + input });
+      const edited = editLine(text, input, key);
+      if (edited !== text) dispatch({ type: 'jump', text: edited });
     },
     [dispatch, flash, go],
   );

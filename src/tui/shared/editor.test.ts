@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backspace, cleanInput, deleteWord, emptyEditor, insert, move, withText } from './editor.js';
+import { backspace, cleanInput, deleteWord, editLine, emptyEditor, insert, move, withText } from './editor.js';
 
 describe('the composer editor', () => {
   it('inserts at the cursor', () => {
@@ -26,5 +26,17 @@ describe('the composer editor', () => {
     const multi = { text: 'first\nsecond line', cursor: 9 };
     expect(move(multi, 'home').cursor).toBe(6);
     expect(move(multi, 'end').cursor).toBe(17);
+  });
+});
+
+describe('a one-line field typed at its end', () => {
+  const key = (over: Partial<{ backspace: boolean; delete: boolean; ctrl: boolean; meta: boolean }> = {}) => ({ backspace: false, delete: false, ctrl: false, meta: false, ...over });
+
+  it('appends what is typed, cleaned, and takes back whole characters', () => {
+    expect(editLine('sho', 'p', key())).toBe('shop');
+    expect(editLine('a', 'b\u0007c\r\n', key())).toBe('abc');
+    expect(editLine('shop😀', '', key({ delete: true }))).toBe('shop');
+    expect(editLine('', '', key({ backspace: true }))).toBe('');
+    expect(editLine('shop', 'u', key({ ctrl: true }))).toBe('shop');
   });
 });

@@ -47,3 +47,13 @@ export function move(editor: Editor, to: 'left' | 'right' | 'home' | 'end'): Edi
 }
 
 export const withText = (text: string): Editor => ({ text, cursor: text.length });
+
+/**
+ * A one-line field typed at its end (the dashboard's filter and jump): Backspace takes the last
+ * character, anything else typed is appended, cleaned like the composer's input.
+ */
+export function editLine(text: string, input: string, key: { backspace: boolean; delete: boolean; ctrl: boolean; meta: boolean }): string {
+  if (key.backspace || key.delete) return backspace(withText(text)).text;
+  if (key.ctrl || key.meta) return text;
+  return insert(withText(text), input.replace(/[\r\n]+/g, '')).text;
+}
