@@ -3,7 +3,7 @@ import { GROUP_DESCRIPTIONS } from '../contract/groups.js';
 import { namePlaceholders } from './placeholders.js';
 
 /** The words of a command line before its first option: what names the command. */
-const commandWords = (argv: readonly string[]) => {
+const typedCommand = (argv: readonly string[]) => {
   const end = argv.findIndex((word) => word.startsWith('-'));
   return end < 0 ? [...argv] : argv.slice(0, end);
 };
@@ -25,7 +25,7 @@ function distance(a: string, b: string): number {
 
 /** `svc api` alone, or `svc api <group>`: the groups, or the group's commands, a line each. */
 export function apiIndex(argv: readonly string[], definitions: Definition[]): string | null {
-  const words = commandWords(argv);
+  const words = typedCommand(argv);
   if (words[0] !== 'api' || words.length > 2) return null;
   const api = definitions.filter((d) => pathWords(d)[0] === 'api');
   if (words.length === 1) {
@@ -60,7 +60,7 @@ export function apiIndex(argv: readonly string[], definitions: Definition[]): st
  * edit distance over the whole command path, best first).
  */
 export function explainMistake(argv: readonly string[], definitions: Definition[]): string {
-  const words = commandWords(argv);
+  const words = typedCommand(argv);
   const typed = words.join(' ');
   const exact = definitions.find((d) => pathWords(d).join(' ') === typed);
   if (exact) {

@@ -6,6 +6,7 @@ import { svcHome } from './connection.js';
 import { ExitCode } from './exit-codes.js';
 import { loadServer } from './lazy.js';
 import { databaseUrlRefusal } from './database-option.js';
+import { isTty } from './output.js';
 
 /**
  * What the operator runs where the server's database is (`svc admin …`): no API URL, no key —
@@ -15,7 +16,7 @@ export abstract class OperatorCommand extends Command<SvcContext> {
   db = Option.String('--db', { description: 'The server database file, as given to svc serve (default ~/.svc/server.db)' });
 
   protected get isTerminal(): boolean {
-    return Boolean((this.context.stdout as { isTTY?: boolean }).isTTY);
+    return isTty(this.context.stdout);
   }
 
   /** The database path, or null (with a line on stderr) when there is none to act on. */

@@ -2,7 +2,8 @@ import type { Writable } from 'node:stream';
 
 const ANSI = { key: '\u001b[36m', string: '\u001b[32m', number: '\u001b[33m', literal: '\u001b[35m', reset: '\u001b[0m' };
 
-function isTty(stream: Writable): boolean {
+/** Whether the stream is a terminal (stdin or stdout). */
+export function isTty(stream: Writable | NodeJS.ReadableStream): boolean {
   return Boolean((stream as Writable & { isTTY?: boolean }).isTTY);
 }
 

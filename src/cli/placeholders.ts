@@ -1,5 +1,6 @@
 import type { Field } from '../contract/json-schema.js';
 import { flagKind, kebab } from './flags.js';
+import { stripVTControlCharacters } from 'node:util';
 
 /**
  * What the value of an option is, as `--help` shows it: `--name <name>`, `--tier <starter|pro>`,
@@ -47,13 +48,12 @@ export function namePlaceholders(usage: string, table: Record<string, string> = 
   const named = usage.replace(/(--[a-z][a-z0-9-]*) #0/g, (_, flag: string) => `${flag} <${table[flag] ?? NAMED[flag] ?? flag.slice(2)}>`);
   const option = /^( {2})(-\S.*?)( {2,})(\S.*)$/;
   const lines = named.split('\n');
-  const width = Math.max(0, ...lines.map((line) => option.exec(stripAnsi(line))?.[2]?.length ?? 0));
+  const width = Math.max(0, ...lines.map((line) => option.exec(stripVTControlCharacters(line))?.[2]?.length ?? 0));
   return lines
     .map((line) => {
-      const match = option.exec(stripAnsi(line));
+      const match = option.exec(stripVTControlCharacters(line));
       return match ? `  ${(match[2] as string).padEnd(width)}  ${match[4]}` : line;
     })
     .join('\n');
 }
 
-const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');

@@ -284,6 +284,14 @@ describe('svc new refuses', () => {
     expect(JSON.parse(readFileSync(join(parent, "it's mine", 'package.json'), 'utf8')).name).toBe('it-s-mine');
   });
 
+  it('a directory it cannot read is a usage error in one line, not a stack trace', async () => {
+    const parent = tempDir('svc-new-');
+    symlinkSync(join(parent, 'loop'), join(parent, 'loop'));
+    const result = await svcNew(join(parent, 'loop', 'proj'), '--starter', 'mini');
+    expectUsageError(result, /Cannot read .*loop\/proj: ELOOP\./);
+    expect(result.stderr + result.stdout).not.toContain('    at ');
+  });
+
   it('an unknown or missing starter', async () => {
     expectUsageError(await svcNew('x', '--starter', 'nope'), /expected one of "mini", "web", or "messenger"/);
     expectUsageError(await svcNew('x'), 'Choose a starter with --starter');

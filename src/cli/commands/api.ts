@@ -6,7 +6,7 @@ import type { OperationManifest } from '../../contract/manifest.js';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { kebab, flagKind, parseFlag, parseJsonBody } from '../flags.js';
-import { writeJson, writeJsonLine } from '../output.js';
+import { isTty, writeJson, writeJsonLine } from '../output.js';
 import { placeholderOf } from '../placeholders.js';
 
 type Located = Field & { in: 'query' | 'body' };
@@ -133,7 +133,7 @@ export function apiCommandFor(op: OperationManifest) {
      * line per item as the pages come (a script can start on the first item, and `head` stop it).
      */
     private async printAllPages(client: ReturnType<SvcCommand['client']>, input: ApiRequest) {
-      const piped = !(this.context.stdout as { isTTY?: boolean }).isTTY;
+      const piped = !isTty(this.context.stdout);
       const items: unknown[] = [];
       let query = { ...input.query };
       for (;;) {

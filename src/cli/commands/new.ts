@@ -8,6 +8,7 @@ import { checkEmpty, resolveTarget } from '../starters/target.js';
 import { renderTemplates, withEnvValue, type ProjectFile } from '../starters/templates.js';
 import { mintTestKey } from '../starters/test-key.js';
 import { writeProject } from '../starters/write.js';
+import { isTty } from '../output.js';
 
 const starterList = STARTER_NAMES.map((name) => `\`${name}\`: ${STARTERS[name].summary}`).join('; ');
 
@@ -100,7 +101,7 @@ export class NewCommand extends SvcCommand {
   /** On a terminal, asks which starter; piped, a usage error (a script must say). */
   private async askStarter(): Promise<StarterName> {
     const { stdin, stdout } = this.context;
-    const interactive = (stdin as { isTTY?: boolean }).isTTY === true && (stdout as { isTTY?: boolean }).isTTY === true;
+    const interactive = isTty(stdin) && isTty(stdout);
     if (!interactive) throw new UsageError(`Choose a starter with --starter: ${starterList}.`);
     const menu = STARTER_NAMES.map((name, index) => `  ${index + 1}. ${name}: ${STARTERS[name].summary}`).join('\n');
     // Lines typed ahead are queued by the iterator, not dropped; Ctrl+D or Ctrl+C ends it.

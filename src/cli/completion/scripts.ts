@@ -1,10 +1,9 @@
+import { singleQuoted } from '../shell.js';
 import type { CompletionSpec } from './spec.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
+type Shell = (typeof SHELLS)[number];
 
-/** A single-quoted shell word (bash, zsh and fish all read `'…'` literally, `\'` aside in fish). */
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 const fishQuote = (text: string): string => `'${text.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 
 function table(name: string, entries: Map<string, string[]>, pair: (key: string, value: string) => string): string {
@@ -17,7 +16,7 @@ function table(name: string, entries: Map<string, string[]>, pair: (key: string,
  * (for `--json @file` and positional arguments).
  */
 function bash(spec: CompletionSpec): string {
-  const pair = (key: string, value: string) => `[${quote(key)}]=${quote(value)}`;
+  const pair = (key: string, value: string) => `[${singleQuoted(key)}]=${singleQuoted(value)}`;
   return `# svc completion for bash: eval "$(svc completion bash)" in ~/.bashrc
 declare -gA _svc_next _svc_flags _svc_values
 ${table('_svc_next', spec.next, pair)}
@@ -43,7 +42,7 @@ complete -o default -F _svc_complete svc
 
 /** zsh: the same walk with compadd; `_files` where no word is known. */
 function zsh(spec: CompletionSpec): string {
-  const pair = (key: string, value: string) => `${quote(key)} ${quote(value)}`;
+  const pair = (key: string, value: string) => `${singleQuoted(key)} ${singleQuoted(value)}`;
   return `#compdef svc
 # svc completion for zsh: eval "$(svc completion zsh)" in ~/.zshrc (after compinit)
 typeset -gA _svc_next _svc_flags _svc_values

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve } from 'node:path';
 import { UsageError } from 'clipanion';
+import { shellWord } from '../shell.js';
 
 /** Where a new project goes. */
 export interface Target {
@@ -20,11 +21,6 @@ function packageNameOf(dir: string): string {
     .replace(/^[._-]+/, '')
     .slice(0, 214);
   return name === '' ? 'svc-app' : name;
-}
-
-/** `path` as a shell word: bare when it needs no quoting, else in single quotes. */
-function shellWord(path: string): string {
-  return /^[A-Za-z0-9_./+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -51,7 +47,8 @@ export function checkEmpty(target: Target): boolean {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return false;
     if (code === 'ENOTDIR') throw new UsageError(`${target.relativeDir} exists and is not a directory.`);
-    throw error;
+    // EACCES, ELOOP, …: the command line names a place svc cannot use; say so in one line.
+    throw new UsageError(`Cannot read ${target.relativeDir || 'the working directory'}: ${code ?? (error as Error).message}.`);
   }
   const blocking = entries.filter((entry) => entry !== '.git');
   if (blocking.length > 0) {

@@ -5,7 +5,7 @@ import { manifestOperation } from '../manifest.js';
 type Client = ReturnType<typeof createClient>;
 
 /** A new test key for the project, or why there is none (the project still gets written). */
-export type TestKeyOutcome = { secret: string; appUuid: string } | { skipped: string };
+type TestKeyOutcome = { secret: string; appUuid: string } | { skipped: string };
 
 /**
  * Creates an inference test key, named after the project, in the app the logged-in key belongs

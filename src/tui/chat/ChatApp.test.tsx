@@ -478,7 +478,7 @@ describe('input: attachments, pastes, history', () => {
     second.press(KEY.down, '\u0012');
     await second.shows(/History · type to filter/);
     second.press('holds');
-    await vi.waitFor(() => expect(second.screen()).not.toMatch(/^ {2}what is a ledger\?/m));
+    await vi.waitFor(() => expect(second.screen()).not.toMatch(/^(› | {2})what is a ledger\?/m));
     second.press(KEY.enter);
     await vi.waitFor(() => expect(second.prompt()).toContain('how do holds work?'));
   });

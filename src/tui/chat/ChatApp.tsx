@@ -8,7 +8,7 @@ import { LiveMessage } from './components/LiveMessage.js';
 import { SlashHints } from './components/SlashHints.js';
 import { StatusLine } from './components/StatusLine.js';
 import { Transcript } from './components/Transcript.js';
-import { backspace, deleteWord, emptyEditor, insert, move, withText } from '../shared/editor.js';
+import { backspace, cleanInput, deleteWord, editLine, emptyEditor, insert, move, withText } from '../shared/editor.js';
 import { actionFor } from './keys.js';
 import { useChatSession, type ChatDeps } from './session.js';
 import { completions, runSlash } from './slash-commands.js';
@@ -50,8 +50,8 @@ export function ChatApp(deps: ChatDeps) {
     if (key.return) return session.pick(matches[picker.index]);
     if (key.upArrow) return dispatch({ type: 'picker', picker: { ...picker, index: Math.max(0, picker.index - 1) } });
     if (key.downArrow) return dispatch({ type: 'picker', picker: { ...picker, index: Math.min(matches.length - 1, picker.index + 1) } });
-    if (key.backspace || key.delete) return dispatch({ type: 'picker', picker: { ...picker, filter: picker.filter.slice(0, -1), index: 0 } });
-    if (input && !key.ctrl && !key.meta) dispatch({ type: 'picker', picker: { ...picker, filter: picker.filter + input, index: 0 } });
+    const filter = editLine(picker.filter, input, key);
+    if (filter !== picker.filter) dispatch({ type: 'picker', picker: { ...picker, filter, index: 0 } });
   };
 
   useInput((input: string, key: Key) => {
@@ -119,7 +119,7 @@ export function ChatApp(deps: ChatDeps) {
           const typed = insert(editor, input.slice(0, -1));
           return submit(typed.text);
         }
-        const text = input.replace(/\r\n?/g, '\n');
+        const text = cleanInput(input);
         // A long paste stays one line in the composer (it would not fit); it is sent whole.
         if (text.length > 1 && (text.split('\n').length >= PASTE_COLLAPSE_LINES || text.length > PASTE_COLLAPSE_CHARS)) {
           return dispatch({ type: 'paste', text });

@@ -2,17 +2,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { expandHome } from './path-complete.js';
 import type { ChatSession } from './session.js';
 import { keyBindings } from './keys.js';
+import { osc52 } from '../shared/clipboard.js';
 
 export interface SlashCommand {
   name: string;
   args: string;
   description: string;
   run(session: ChatSession, args: string): void | Promise<void>;
-}
-
-/** OSC 52: the terminal puts the text on the system clipboard (works over SSH too). */
-export function osc52(text: string): string {
-  return `\u001b]52;c;${Buffer.from(text).toString('base64')}\u0007`;
 }
 
 export const slashCommands: SlashCommand[] = [

@@ -33,7 +33,7 @@ export interface DashboardDeps {
 }
 
 /** A checkout is paid in the browser; the screen behind its dialog looks again this often. */
-export const CHECKOUT_POLL_MS = 3000;
+const CHECKOUT_POLL_MS = 3000;
 
 /** What the current screen does with its keys (see screenBindings) and the list keys. */
 interface ScreenKeyHandler {
