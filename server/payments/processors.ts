@@ -7,8 +7,8 @@ import type { SandboxProcessor } from './sandbox.js';
  * takes live payments, and the server says so), or `off` (live purchases answer 503; credits come
  * from operator grants). Test mode always goes through the sandbox, into test balances.
  */
-export const PAYMENT_MODES = ['stripe', 'sandbox', 'off'] as const;
-export type PaymentsMode = (typeof PAYMENT_MODES)[number];
+import type { PaymentsMode } from '../../src/contract/schemas/surface.js';
+export { PAYMENT_MODES, type PaymentsMode } from '../../src/contract/schemas/surface.js';
 
 export function paymentsNotConfigured(): ApiError {
   return new ApiError(

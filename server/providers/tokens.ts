@@ -90,9 +90,15 @@ export function contentText(content: unknown): string {
     .join('');
 }
 
-/** Input tokens of a chat request: every message and part (plus a few for its framing) and the tools. */
+/**
+ * Input tokens of a chat request: every message and part (plus a few for its framing), the
+ * arguments of earlier tool calls (an agent's history is mostly these), and the tools.
+ */
 export function estimateChatInputTokens(body: Pick<ChatBody, 'messages' | 'tools'>, bounds: InputBounds): number {
-  const messages = body.messages.reduce((sum, m) => sum + contentTokens(m.content, bounds) + 4, 0);
+  const messages = body.messages.reduce(
+    (sum, m) => sum + contentTokens(m.content, bounds) + ('tool_calls' in m && m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0) + 4,
+    0,
+  );
   return capped(messages + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0), bounds);
 }
 

@@ -161,3 +161,19 @@ function usage(appUuid: string, requestId: string, costMicro: number): UsageEven
     at: new Date(0).toISOString(),
   };
 }
+
+describe('the input estimate behind a hold', () => {
+  it("counts earlier tool calls' arguments, not only message text", () => {
+    const args = JSON.stringify({ path: 'src/index.ts', content: 'x'.repeat(4000) });
+    const withCall = {
+      messages: [
+        { role: 'user' as const, content: 'write the file' },
+        { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'write', arguments: args } }] },
+        { role: 'tool' as const, tool_call_id: 'call_1', content: 'ok' },
+      ],
+    };
+    const withoutCall = { messages: [withCall.messages[0], { role: 'assistant' as const, content: null }, withCall.messages[2]] };
+    const difference = estimateChatInputTokens(withCall as never, UNBOUNDED) - estimateChatInputTokens(withoutCall as never, UNBOUNDED);
+    expect(difference).toBeGreaterThanOrEqual(1000);
+  });
+});

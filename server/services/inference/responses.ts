@@ -108,7 +108,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     if (!previous) {
       throw notFound(`No response ${request.previous_response_id} to continue (responses are kept for 24 hours).`, 'response_not_found', 'previous_response_id');
     }
-    const output = ((previous.body.output as Json[] | undefined) ?? []).filter((item) => item.type === 'message' || item.type === 'function_call');
+    const output = (Array.isArray(previous.body.output) ? (previous.body.output as Json[]) : []).filter((item) => item.type === 'message' || item.type === 'function_call');
     const history = [...previous.input, ...output];
     const sameUpstream = native && previous.upstreamId !== null && String(previous.body.model).startsWith(`${provider}/`);
     if (sameUpstream) return { request: { ...resolved, previous_response_id: previous.upstreamId }, history, items };

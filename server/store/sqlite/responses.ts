@@ -51,7 +51,8 @@ export function createResponsesRepository(db: Db): Store['responses'] {
       const pattern = `%"id":"${itemId.replace(/[%"\\]/g, '')}"%`;
       for (const row of withItem.all(appUuid, address, now, pattern, pattern)) {
         const stored = toResponse(row);
-        const items = [...((stored.body.output as Record<string, unknown>[] | undefined) ?? []), ...stored.input];
+        const output = Array.isArray(stored.body.output) ? (stored.body.output as Record<string, unknown>[]) : [];
+        const items = [...output, ...stored.input];
         const found = items.find((item) => item.id === itemId);
         if (found) return found;
       }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { KEY_ROLES } from '../operation.js';
 import { Address, Credits, Timestamp } from './common.js';
+
+/** How live money comes in: Stripe, the sandbox processor (play money), or not at all. */
+export const PAYMENT_MODES = ['stripe', 'sandbox', 'off'] as const;
+export type PaymentsMode = (typeof PAYMENT_MODES)[number];
 
 export const Channel = z.enum(['sms', 'messenger']).describe('sms or messenger');
 export const ChannelParams = z.strictObject({ channel: Channel });
@@ -38,12 +43,12 @@ export const PublicConfig = z.looseObject({
   credit_value_usd: z.number(),
   daily_claim_credits: Credits,
   providers: z.array(z.string()),
-  payment_processor: z.enum(['stripe', 'sandbox', 'off']).describe('How live money comes in (test mode always uses the sandbox)'),
+  payment_processor: z.enum(PAYMENT_MODES).describe('How live money comes in (test mode always uses the sandbox)'),
   caller: z
     .object({
       kind: z.enum(['api_key', 'user']),
       app_uuid: z.string(),
-      role: z.enum(['inference', 'read_only', 'admin']).nullable().describe('The key role; null for an end user'),
+      role: z.enum(KEY_ROLES).nullable().describe('The key role; null for an end user'),
       livemode: z.boolean().describe('false for a test key or a sandbox user'),
     })
     .describe('Who is calling: the app the key or user belongs to'),
@@ -54,7 +59,7 @@ export const Health = z.object({
   version: z.string(),
   time: Timestamp,
   payments: z
-    .enum(['stripe', 'sandbox', 'off'])
+    .enum(PAYMENT_MODES)
     .describe('How live money comes in: stripe, sandbox (development: no real money moves) or off (operator grants only)'),
 });
 
