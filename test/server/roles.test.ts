@@ -368,6 +368,24 @@ describe('end users stay inside their app', () => {
     expectApiError(await t.call('GET', `${API}/responses/${id}`, bob), 404);
     expectApiError(await t.call('POST', `${API}/responses/${id}/cancel`, bob), 404);
     expectApiError(await t.call('GET', `${API}/responses/${id}`, { key: t.liveKey }), 404);
+    // its input items the same: only the user who made it
+    expectStatus(await t.call('GET', `${API}/responses/${id}/input_items`, alice.as), 200);
+    expectApiError(await t.call('GET', `${API}/responses/${id}/input_items`, bob), 404);
+    expectApiError(await t.call('GET', `${API}/responses/${id}/input_items`, { key: t.liveKey }), 404);
+  });
+
+  it('/config tells each caller who it is: its own app, role and mode', async () => {
+    const caller = async (as: { key?: string | null; headers?: Record<string, string> }) => {
+      const answer = await t.call('GET', `${API}/config`, as);
+      expectStatus(answer, 200);
+      return answer.body.caller;
+    };
+    const alice = await sandboxUser(t);
+    expect(await caller(alice.as)).toEqual({ kind: 'user', app_uuid: t.appUuid, role: null, livemode: false });
+    const readOnly = await newKey(t, 'read_only');
+    expect(await caller({ key: readOnly })).toEqual({ kind: 'api_key', app_uuid: t.appUuid, role: 'read_only', livemode: true });
+    const b = await addDeveloper(t);
+    expect(await caller({ key: b.key })).toMatchObject({ kind: 'api_key', app_uuid: b.appUuid, livemode: true });
   });
 
   it("sees its own balance and text registration, never another user's", async () => {
