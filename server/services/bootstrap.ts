@@ -51,9 +51,12 @@ export async function createDeveloperAccount(deps: AccountDeps, input: { name: s
  * On an empty database: the owner's account (an `admin` live key, and an `inference` test key
  * to try the sandbox with). Returns null when the database already has an owner.
  */
-export async function bootstrapOwner(deps: AccountDeps, startingGrantCredits: number): Promise<BootstrapResult | null> {
-  if ((await deps.store.developers.count()) > 0) return null;
-  const { developer, app, adminKey } = await createDeveloperAccount(deps, { name: 'owner', grantCredits: startingGrantCredits });
-  const test = await deps.apiKeys.create(app.appUuid, { name: 'owner test key', is_test: true, role: 'inference' });
-  return { developerId: developer.id, appUuid: app.appUuid, liveKey: adminKey, testKey: test.secret };
+export function bootstrapOwner(deps: AccountDeps, startingGrantCredits: number): Promise<BootstrapResult | null> {
+  // Instances starting together on one empty database: one creates the owner, the others see it.
+  return deps.store.coordination.exclusively('bootstrap', async () => {
+    if ((await deps.store.developers.count()) > 0) return null;
+    const { developer, app, adminKey } = await createDeveloperAccount(deps, { name: 'owner', grantCredits: startingGrantCredits });
+    const test = await deps.apiKeys.create(app.appUuid, { name: 'owner test key', is_test: true, role: 'inference' });
+    return { developerId: developer.id, appUuid: app.appUuid, liveKey: adminKey, testKey: test.secret };
+  });
 }

@@ -78,7 +78,7 @@ export function createServices(deps: ServiceDeps) {
   const money = createMoney(deps);
   const limiter = createRateLimitService({ ...deps, planMultiplier: money.rateMultipliers.of });
   // Inference counts tokens against the rate limits as it settles.
-  const inference = { ...deps, limiter, pooledHolds: new Map<string, number>() };
+  const inference = { ...deps, limiter };
   // One chat service behind both front doors: chat completions and the Anthropic Messages API.
   const chat = createChatService(inference);
   return {

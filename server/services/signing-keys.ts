@@ -14,6 +14,13 @@ export function createSigningKeysService(deps: { store: Store; clock: Clock }) {
   async function load(): Promise<SigningKeyRecord[]> {
     const existing = await deps.store.signingKeys.list();
     if (existing.length > 0) return existing;
+    // Instances starting together on a new database must agree on one key: one makes it.
+    return deps.store.coordination.exclusively('signing-keys', create);
+  }
+
+  async function create(): Promise<SigningKeyRecord[]> {
+    const existing = await deps.store.signingKeys.list();
+    if (existing.length > 0) return existing;
     const pair = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
     const publicJwk = await exportJWK(pair.publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);

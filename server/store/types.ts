@@ -142,6 +142,11 @@ export type Payer =
   | { kind: 'user'; appUuid: string; address: string; test?: boolean }
   | { kind: 'promotions' };
 
+export type HoldResult =
+  | { ok: true }
+  | { ok: false; availableMicro: number }
+  | { ok: false; userLimit: { spentMicro: number; pendingMicro: number; limitMicro: number } };
+
 export interface UsageEvent {
   requestId: string;
   appUuid: string;
@@ -364,13 +369,16 @@ export interface Store {
   };
   readonly metering: {
     /**
-     * Reserves `amountMicro` of the payer's available balance (balance minus what is held).
-     * Returns the available amount it saw when that is not enough; nothing is held then.
+     * Reserves `amountMicro` of the payer's available balance (balance minus what is held) for
+     * request `requestId`, in one atomic step however many instances hold at once. With
+     * `capUser`, the payer is a pooled app spending for that user: the user's settled spend,
+     * their holds and this one must also stay within the user's credit limit (when they have one).
+     * Says which check failed, with its figures; nothing is held then.
      */
-    hold(payer: Payer, amountMicro: number): Promise<{ ok: true } | { ok: false; availableMicro: number }>;
+    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string): Promise<HoldResult>;
     /**
-     * Releases a hold and charges the real cost in one transaction, with its ledger entry and
-     * usage row. The charge never exceeds what the payer has.
+     * Releases the hold of request `usage.requestId` and charges the real cost in one
+     * transaction, with its ledger entry and usage row. The charge never exceeds what the payer has.
      */
     settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent): Promise<{ chargedMicro: number }>;
     /** Balance and held amount of a payer, in micro-credits. */
@@ -418,6 +426,16 @@ export interface Store {
     ): Promise<TextRegistrationRecord | 'taken'>;
     /** Removes the caller's registration on the channel; returns it, or null when there was none. */
     unregister(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
+  };
+  /**
+   * Work that must run on one instance at a time. `leads(task)` says whether this instance runs a
+   * recurring task now (the billing clock); `exclusively(task, work)` runs work that no other
+   * instance may run meanwhile (creating the owner of an empty database). For SQLite (one
+   * process) this instance always leads; PostgreSQL uses a lease and an advisory lock.
+   */
+  readonly coordination: {
+    leads(task: string): Promise<boolean>;
+    exclusively<T>(task: string, work: () => Promise<T>): Promise<T>;
   };
   /** Rate-limit counters; in-process for SQLite, a shared one for a multi-instance backend. */
   readonly rateCounters: RateCounter;
@@ -481,5 +499,7 @@ export interface Store {
     createPortalSession(session: { id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }): Promise<void>;
     portalSession(id: string): Promise<{ id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string } | null>;
   };
+  /** The schema version the database is at (its backend's own numbering). */
+  schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }

@@ -118,3 +118,22 @@ export function scriptedProvider(
   };
   return { id: 'script', adapter, models: [model] };
 }
+
+/** The local echo model behind a gate: calls start at once and answer when `open()` is called. */
+export function gatedEcho() {
+  const local = createLocalAdapter();
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let started = 0;
+  const listeners = new Set<() => void>();
+  const adapter: ProviderAdapter = {
+    ...local,
+    async chat(call) {
+      started += 1;
+      for (const listener of listeners) listener();
+      await gate;
+      return local.chat(call);
+    },
+  };
+  return { adapter: { ...adapter, open: () => open() }, open: () => open(), started: () => started, onStart: (listener: () => void) => listeners.add(listener) };
+}

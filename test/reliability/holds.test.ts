@@ -4,7 +4,7 @@ import { estimateChatInputTokens, UNBOUNDED } from '../../server/providers/token
 import type { ProviderAdapter } from '../../server/providers/types.js';
 import type { UsageEvent } from '../../server/store/types.js';
 import { API, appPath, createOwnerApp, randomAddress } from '../helpers/api.js';
-import { pricedProvider } from '../helpers/providers.js';
+import { gatedEcho, pricedProvider } from '../helpers/providers.js';
 import { costOfUsage, MICRO, PAID_INPUT_MICRO, PAID_OUTPUT_MICRO, toMicro } from '../helpers/reliability.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -15,25 +15,6 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * the test opens its gate — so that holds really overlap.
  */
 
-
-/** The local echo model behind a gate: calls start at once and answer when `open()` is called. */
-function gatedEcho() {
-  const local = createLocalAdapter();
-  let open: () => void = () => {};
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  let started = 0;
-  const listeners = new Set<() => void>();
-  const adapter: ProviderAdapter = {
-    ...local,
-    async chat(call) {
-      started += 1;
-      for (const listener of listeners) listener();
-      await gate;
-      return local.chat(call);
-    },
-  };
-  return { adapter: { ...adapter, open: () => open() }, open: () => open(), started: () => started, onStart: (listener: () => void) => listeners.add(listener) };
-}
 
 /** A server on the priced model; a gate is opened before closing, so no request is left hanging. */
 async function withServer(adapter: ProviderAdapter & { open?: () => void }, test: (t: TestServer) => Promise<void>) {
@@ -102,9 +83,9 @@ describe('holds under concurrency', () => {
       const metering = t.server.store.metering;
       // Request A holds 11 credits and costs 10. Its settlement is written a moment later (with
       // others, in one transaction); request B asks for a hold in that moment.
-      expect(await metering.hold(payer, 11 * MICRO)).toEqual({ ok: true });
+      expect(await metering.hold(payer, 11 * MICRO, 'req_a')).toEqual({ ok: true });
       const settledA = metering.settle(payer, 11 * MICRO, 10 * MICRO, usage(app.appUuid, 'req_a', 10 * MICRO));
-      const holdB = await metering.hold(payer, 15 * MICRO);
+      const holdB = await metering.hold(payer, 15 * MICRO, 'req_b');
       // A is charged what it cost; B could have at most what A leaves (20 − 10).
       expect(await settledA).toEqual({ chargedMicro: 10 * MICRO });
       expect(holdB.ok).toBe(false);

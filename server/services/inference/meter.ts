@@ -7,37 +7,15 @@ import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, costMicro } from './pricing.js';
 
-/**
- * On a pooled app the app pays, capped per user (DESIGN §5): the user's settled spend, their
- * requests in flight and this hold must stay within their credit limit. Returns the release.
- */
-async function holdWithinUserLimit(
-  store: Store,
-  inFlight: Map<string, number>,
-  caller: Caller,
-  heldMicro: number,
-): Promise<() => void> {
-  const address = caller.address;
-  if (caller.payer.kind !== 'app' || address === null || caller.isTest) return () => {};
-  const user = await store.users.get(caller.appUuid, address);
-  if (user?.creditLimitMicro === null || user?.creditLimitMicro === undefined) return () => {};
-  const key = `${caller.appUuid}/${address}`;
-  const pending = inFlight.get(key) ?? 0;
-  if (user.spentMicro + pending + heldMicro > user.creditLimitMicro) {
-    throw insufficientCredits(
-      `Credit limit reached: user ${address} may spend ${microToCredits(user.creditLimitMicro)} credits of this app ` +
-        `and has spent ${microToCredits(user.spentMicro)}` +
-        (pending > 0 ? ` (${microToCredits(pending)} more held by requests in flight)` : '') +
-        `; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
-        'Lower max_tokens, or ask the developer to raise the limit (svc api developer apps users update --credits).',
-    );
-  }
-  inFlight.set(key, pending + heldMicro);
-  return () => {
-    const left = (inFlight.get(key) ?? 0) - heldMicro;
-    if (left > 0) inFlight.set(key, left);
-    else inFlight.delete(key);
-  };
+/** The 402 of a pooled app's user at their credit limit (DESIGN §5). */
+function userLimitReached(address: string, limit: { spentMicro: number; pendingMicro: number; limitMicro: number }, heldMicro: number) {
+  return insufficientCredits(
+    `Credit limit reached: user ${address} may spend ${microToCredits(limit.limitMicro)} credits of this app ` +
+      `and has spent ${microToCredits(limit.spentMicro)}` +
+      (limit.pendingMicro > 0 ? ` (${microToCredits(limit.pendingMicro)} more held by requests in flight)` : '') +
+      `; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
+      'Lower max_tokens, or ask the developer to raise the limit (svc api developer apps users update --credits).',
+  );
 }
 
 /** The usage row's error code for a failure. */
@@ -51,11 +29,6 @@ export interface MeterOptions {
   clock: Clock;
   /** Tokens per minute are checked before the hold and counted at settlement. */
   limiter?: RateLimitService;
-  /**
-   * What each pooled user holds in requests still running (app/address → micro-credits): spend
-   * is written only at settlement, so requests in flight must count against the user's limit.
-   */
-  pooledHolds: Map<string, number>;
 }
 
 /**
@@ -110,25 +83,22 @@ export async function openMeter(
     throw error;
   }
   const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
-  let releaseUserLimit: () => void = () => {};
-  try {
-    releaseUserLimit = await holdWithinUserLimit(deps.store, deps.pooledHolds, caller, heldMicro);
-  } catch (error) {
-    if (error instanceof ApiError) await refuse(error);
-    throw error;
-  }
-  const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro);
+  // On a pooled app the app pays, capped per user: the store checks both in the same step.
+  const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
+  const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser);
   if (!held.ok) {
-    releaseUserLimit();
-    const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro);
-    await refuse(
-      insufficientCredits(
-        `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
-          `(${request.inputTokens} input tokens + ${request.maxOutputTokens} output tokens of ${entry.id}), ` +
-          `and ${microToCredits(held.availableMicro)} credits are available, enough for ${affordable} output tokens. ` +
-          'Lower max_tokens or add credits.',
-      ),
-    );
+    if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
+    else {
+      const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro);
+      await refuse(
+        insufficientCredits(
+          `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
+            `(${request.inputTokens} input tokens + ${request.maxOutputTokens} output tokens of ${entry.id}), ` +
+            `and ${microToCredits(held.availableMicro)} credits are available, enough for ${affordable} output tokens. ` +
+            'Lower max_tokens or add credits.',
+        ),
+      );
+    }
   }
   let settled = false;
 
@@ -143,12 +113,7 @@ export async function openMeter(
       settled = true;
       const event = eventOf(usage, status, errorCode);
       await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
-      try {
-        return await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
-      } finally {
-        // Only now is the spend written: until then the hold keeps counting against the limit.
-        releaseUserLimit();
-      }
+      return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
     },
     /** Settles a request that failed before producing anything: nothing is charged. */
     failed(error: unknown, signal: AbortSignal) {

@@ -19,6 +19,9 @@ import {
   type ResponseRequest,
 } from './responses-translate.js';
 
+/** How often a background response checks whether another instance cancelled it. */
+const CANCEL_WATCH_MS = 500;
+
 type Json = Record<string, unknown>;
 /** A response object; bodies from the store and from native upstreams are checked where they enter. */
 type ResponseJson = z.output<typeof ResponseObject>;
@@ -201,6 +204,17 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     const queued = responseObject(p.meta, { status: 'queued' });
     await save(caller, queued, p);
     const controller = new AbortController();
+    // A cancel may come through another instance over the same database: it writes the status,
+    // and this instance, which runs the response, sees it here and stops the upstream call.
+    const watch = setInterval(() => {
+      void store.responses
+        .get(caller.appUuid, caller.address, p.meta.id, clock.now().toISOString())
+        .then((stored) => {
+          if (stored?.status === 'cancelled') controller.abort();
+        })
+        .catch(() => undefined);
+    }, CANCEL_WATCH_MS);
+    watch.unref();
     const done = (async () => {
       try {
         await store.responses.transition(p.meta.id, ['queued'], 'in_progress', { ...queued, status: 'in_progress' });
@@ -213,6 +227,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
           .transition(p.meta.id, ACTIVE, 'failed', responseObject(p.meta, { status: 'failed', error: { code: code ?? 'upstream_error', message } }))
           .catch(() => undefined);
       } finally {
+        clearInterval(watch);
         background.delete(p.meta.id);
       }
     })();

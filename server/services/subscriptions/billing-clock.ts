@@ -59,7 +59,9 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
       .then(async () => {
         if (!again) return;
         again = false;
-        await endDuePeriods();
+        // Across instances on one database, one runs the clock; the others only keep planning,
+        // ready to take over if it stops.
+        if (await store.coordination.leads('billing-clock')) await endDuePeriods();
         await plan();
       })
       .catch((error: unknown) => deps.log(`billing clock: ${error instanceof Error ? error.message : String(error)}`));

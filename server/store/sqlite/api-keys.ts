@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { Holds } from './holds.js';
-import { APP_COLUMNS, KEY_COLUMNS, toApp, toKey, type AppRow, type KeyRow } from './rows.js';
+import { APP_COLUMNS, KEY_COLUMNS, toApp, toKey, type AppRow, type KeyRow } from '../rows.js';
 import type { KeyOwner, Store } from '../types.js';
 
 type Candidates = (KeyOwner & { secretHash: string })[];
@@ -61,7 +61,7 @@ export function createApiKeysRepository(db: Db, holds: Holds, keyCache: Map<stri
     async findByPrefix(prefix) {
       let candidates = keyCache.get(prefix);
       if (!candidates) {
-        candidates = selectByPrefix.all(prefix).map((row) => ({ key: toKey(row), app: toApp(row, holds), secretHash: row.secret_hash }));
+        candidates = selectByPrefix.all(prefix).map((row) => ({ key: toKey(row), app: toApp(row, holds.of(row.account_id)), secretHash: row.secret_hash }));
         // Only hits: caching misses would let random keys grow the cache without bound.
         if (candidates.length > 0) keyCache.set(prefix, candidates);
       }

@@ -1,7 +1,7 @@
 import type { Db } from './database.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
-import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from './rows.js';
+import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from '../rows.js';
 import type { Store } from '../types.js';
 
 /** `changed` runs after every write that can change what an API key resolves to. */
@@ -42,7 +42,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
   const byId = (appUuid: string) => {
     const row = selectById.get(appUuid);
     if (!row) throw new Error(`no app ${appUuid}`);
-    return toApp(row, holds);
+    return toApp(row, holds.of(row.account_id));
   };
 
   return {
@@ -64,17 +64,17 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
 
     async list(developerId, page) {
       const rows = selectPage.all(developerId, page.limit, page.offset);
-      return { items: rows.map((row) => toApp(row, holds)), total: count.get(developerId)?.n ?? 0 };
+      return { items: rows.map((row) => toApp(row, holds.of(row.account_id))), total: count.get(developerId)?.n ?? 0 };
     },
 
     async get(developerId, appUuid) {
       const row = selectOne.get(appUuid, developerId);
-      return row ? toApp(row, holds) : null;
+      return row ? toApp(row, holds.of(row.account_id)) : null;
     },
 
     async byId(appUuid) {
       const row = selectById.get(appUuid);
-      return row ? toApp(row, holds) : null;
+      return row ? toApp(row, holds.of(row.account_id)) : null;
     },
 
     async update(developerId, appUuid, patch, at) {
@@ -120,7 +120,7 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
     },
 
     async findByIdpAppId(idpAppId) {
-      return selectByIdpAppId.all(idpAppId).map((row) => toApp(row, holds));
+      return selectByIdpAppId.all(idpAppId).map((row) => toApp(row, holds.of(row.account_id)));
     },
   };
 }

@@ -1,47 +1,9 @@
 import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
 import type { Ledger } from './ledger.js';
-import type { BillingLine, CheckoutSessionRecord, Store } from '../types.js';
+import type { BillingLine, Store } from '../types.js';
+import { toCheckoutSession, type CheckoutRow } from '../rows.js';
 
-interface Row {
-  id: string;
-  kind: CheckoutSessionRecord['kind'];
-  developer_id: string;
-  app_uuid: string;
-  address: string | null;
-  credits_micro: number;
-  amount_usd_cents: number;
-  description: string;
-  status: CheckoutSessionRecord['status'];
-  success_url: string | null;
-  cancel_url: string | null;
-  referral: string | null;
-  created_at: string;
-  paid_at: string | null;
-  expires_at: string;
-  price_id: string | null;
-  livemode: number;
-}
-
-const toSession = (row: Row): CheckoutSessionRecord => ({
-  id: row.id,
-  kind: row.kind,
-  developerId: row.developer_id,
-  appUuid: row.app_uuid,
-  address: row.address,
-  creditsMicro: row.credits_micro,
-  amountUsdCents: row.amount_usd_cents,
-  description: row.description,
-  status: row.status,
-  successUrl: row.success_url,
-  cancelUrl: row.cancel_url,
-  referral: row.referral,
-  createdAt: row.created_at,
-  paidAt: row.paid_at,
-  expiresAt: row.expires_at,
-  priceId: row.price_id,
-  livemode: row.livemode === 1,
-});
 
 export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accounts): Store['checkout'] {
   const insert = db.prepare(
@@ -50,7 +12,7 @@ export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accou
      VALUES (@id, @kind, @developerId, @appUuid, @address, @creditsMicro, @amountUsdCents, @description,
        @status, @successUrl, @cancelUrl, @referral, @createdAt, @paidAt, @expiresAt, @priceId, @livemode)`,
   );
-  const select = db.prepare<[string], Row>('SELECT * FROM checkout_sessions WHERE id = ?');
+  const select = db.prepare<[string], CheckoutRow>('SELECT * FROM checkout_sessions WHERE id = ?');
   const markPaid = db.prepare("UPDATE checkout_sessions SET status = 'complete', paid_at = ? WHERE id = ? AND status = 'open'");
   const markExpired = db.prepare("UPDATE checkout_sessions SET status = 'expired' WHERE id = ? AND status = 'open'");
   // Billing history: checkout sessions, and what subscriptions charged after their checkout.
@@ -74,7 +36,7 @@ export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accou
     },
     async get(id) {
       const row = select.get(id);
-      return row ? toSession(row) : null;
+      return row ? toCheckoutSession(row) : null;
     },
     async complete(id, at) {
       return db.transaction(() => {

@@ -49,6 +49,7 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     users: createUsersRepository(db, ledger, holds, accounts),
     metering,
     usage: createUsageRepository(db),
+    coordination: { leads: async () => true, exclusively: (_task, work) => work() },
     rateCounters: createRateCounters(),
     credits: createCreditsRepository(db, ledger, accounts),
     checkout: createCheckoutRepository(db, ledger, accounts),
@@ -56,6 +57,9 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     text: createTextRepository(db),
     signingKeys: createSigningKeysRepository(db),
     subscriptions: createSubscriptionsRepository(db),
+    async schemaVersion() {
+      return db.pragma('user_version', { simple: true }) as number;
+    },
     async close() {
       if (!db.open) return;
       metering.flushPending();

@@ -23,6 +23,21 @@ interface PendingSettle {
 export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['metering'] & { flushPending(): void } {
   const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND address = ?');
+  const userLimit = db.prepare<[string, string], { credit_limit_micro: number | null; spent_micro: number }>(
+    'SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ? AND address = ?',
+  );
+  // What each capped user of a pooled app holds in requests still running (app/address →
+  // micro-credits), and which request holds for whom: spend is written only at settlement.
+  const userPending = new Map<string, number>();
+  const cappedRequests = new Map<string, { user: string; amount: number }>();
+  const releaseUser = (requestId: string) => {
+    const capped = cappedRequests.get(requestId);
+    if (!capped) return;
+    cappedRequests.delete(requestId);
+    const left = (userPending.get(capped.user) ?? 0) - capped.amount;
+    if (left > 0) userPending.set(capped.user, left);
+    else userPending.delete(capped.user);
+  };
   const insertUsage = db.prepare(insertUsageSql);
 
   const accountOf = (payer: Payer): number => accounts.of(payer);
@@ -81,20 +96,34 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   };
 
   return {
-    async hold(payer, amountMicro) {
+    async hold(payer, amountMicro, requestId, capUser) {
+      const cap = capUser !== undefined && payer.kind === 'app' ? userLimit.get(payer.appUuid, capUser) : undefined;
+      const userKey = `${payer.kind === 'app' ? payer.appUuid : ''}/${capUser ?? ''}`;
+      if (cap && cap.credit_limit_micro !== null) {
+        const pending = userPending.get(userKey) ?? 0;
+        if (cap.spent_micro + pending + amountMicro > cap.credit_limit_micro) {
+          return { ok: false as const, userLimit: { spentMicro: cap.spent_micro, pendingMicro: pending, limitMicro: cap.credit_limit_micro } };
+        }
+      }
       const id = accountOf(payer);
       const available = Math.max(0, balanceOf(id) - holds.of(id));
       if (amountMicro > available) return { ok: false as const, availableMicro: available };
       if (amountMicro > 0) holds.add(id, amountMicro);
+      if (cap && cap.credit_limit_micro !== null && amountMicro > 0) {
+        userPending.set(userKey, (userPending.get(userKey) ?? 0) + amountMicro);
+        cappedRequests.set(requestId, { user: userKey, amount: amountMicro });
+      }
       return { ok: true as const };
     },
 
     settle(payer, heldMicro, costMicro, usage) {
       const accountId = accountOf(payer);
-      return new Promise((resolve, reject) => {
+      const settled = new Promise<{ chargedMicro: number }>((resolve, reject) => {
         if (queue.length === 0) setImmediate(flush);
         queue.push({ accountId, heldMicro, costMicro, usage, resolve, reject });
       });
+      // Only once the spend is written does the user's hold stop counting against their limit.
+      return settled.finally(() => releaseUser(usage.requestId));
     },
 
     async balance(payer) {

@@ -1,43 +1,21 @@
 import type { Db } from './database.js';
-import type { Store, StoredResponse } from '../types.js';
+import type { Store } from '../types.js';
+import { toResponse, type ResponseRow } from '../rows.js';
 
-interface Row {
-  id: string;
-  app_uuid: string;
-  address: string | null;
-  status: string;
-  body: string;
-  input: string | null;
-  upstream_id: string | null;
-  created_at: string;
-  expires_at: string;
-}
-
-const toResponse = (row: Row): StoredResponse => ({
-  id: row.id,
-  appUuid: row.app_uuid,
-  address: row.address,
-  status: row.status,
-  body: JSON.parse(row.body) as Record<string, unknown>,
-  input: row.input ? (JSON.parse(row.input) as Record<string, unknown>[]) : [],
-  upstreamId: row.upstream_id,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-});
 
 export function createResponsesRepository(db: Db): Store['responses'] {
   const insert = db.prepare(
     `INSERT INTO responses (id, app_uuid, address, status, body, input, upstream_id, created_at, expires_at)
      VALUES (@id, @appUuid, @address, @status, @body, @input, @upstreamId, @createdAt, @expiresAt)`,
   );
-  const select = db.prepare<[string, string, string | null, string], Row>(
+  const select = db.prepare<[string, string, string | null, string], ResponseRow>(
     'SELECT * FROM responses WHERE id = ? AND app_uuid = ? AND address IS ? AND expires_at > ?',
   );
-  const selectInterrupted = db.prepare<[], Row>("SELECT * FROM responses WHERE status IN ('queued', 'in_progress')");
+  const selectInterrupted = db.prepare<[], ResponseRow>("SELECT * FROM responses WHERE status IN ('queued', 'in_progress')");
   const update = db.prepare('UPDATE responses SET status = ?, body = ? WHERE id = ?');
   const deleteExpired = db.prepare('DELETE FROM responses WHERE expires_at <= ?');
   // Item ids are random and long: a text match finds the few rows to look in.
-  const withItem = db.prepare<[string, string | null, string, string, string], Row>(
+  const withItem = db.prepare<[string, string | null, string, string, string], ResponseRow>(
     `SELECT * FROM responses WHERE app_uuid = ? AND address IS ? AND expires_at > ? AND (body LIKE ? OR input LIKE ?)
      ORDER BY created_at DESC LIMIT 5`,
   );

@@ -1,13 +1,6 @@
 import type { Db } from './database.js';
 import type { Store } from '../types.js';
-
-interface SigningKeyRow {
-  kid: string;
-  algorithm: string;
-  public_jwk: string;
-  private_jwk: string;
-  created_at: string;
-}
+import { toSigningKey, type SigningKeyRow } from '../rows.js';
 
 export function createSigningKeysRepository(db: Db): Store['signingKeys'] {
   const selectAll = db.prepare<[], SigningKeyRow>(
@@ -18,13 +11,7 @@ export function createSigningKeysRepository(db: Db): Store['signingKeys'] {
   );
   return {
     async list() {
-      return selectAll.all().map((row) => ({
-        kid: row.kid,
-        algorithm: row.algorithm,
-        publicJwk: JSON.parse(row.public_jwk) as Record<string, unknown>,
-        privateJwk: JSON.parse(row.private_jwk) as Record<string, unknown>,
-        createdAt: row.created_at,
-      }));
+      return selectAll.all().map(toSigningKey);
     },
     async create(key) {
       insert.run(key.kid, key.algorithm, JSON.stringify(key.publicJwk), JSON.stringify(key.privateJwk), key.createdAt);

@@ -1,47 +1,9 @@
 import type { Db } from './database.js';
-import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../types.js';
+import type { Store, SubscriptionRecord } from '../types.js';
+import { toSubscription, type SubscriptionRow } from '../rows.js';
 
-interface Row {
-  id: string;
-  developer_id: string;
-  app_uuid: string;
-  address: string;
-  customer_id: string | null;
-  tier: Tier;
-  interval: BillingInterval;
-  status: SubscriptionRecord['status'];
-  current_period_start: string;
-  current_period_end: string;
-  cancel_at_period_end: number;
-  scheduled_tier: Tier | null;
-  scheduled_interval: BillingInterval | null;
-  state_version: number;
-  created_at: string;
-  updated_at: string;
-  livemode: number;
-}
 
-const toRecord = (row: Row): SubscriptionRecord => ({
-  id: row.id,
-  developerId: row.developer_id,
-  appUuid: row.app_uuid,
-  address: row.address,
-  customerId: row.customer_id,
-  tier: row.tier,
-  interval: row.interval,
-  status: row.status,
-  currentPeriodStart: row.current_period_start,
-  currentPeriodEnd: row.current_period_end,
-  cancelAtPeriodEnd: row.cancel_at_period_end === 1,
-  scheduledDowngrade:
-    row.scheduled_tier && row.scheduled_interval ? { tier: row.scheduled_tier, interval: row.scheduled_interval } : null,
-  stateVersion: row.state_version,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  livemode: row.livemode === 1,
-});
-
-const toRow = (record: SubscriptionRecord): Row => ({
+const toRow = (record: SubscriptionRecord): SubscriptionRow => ({
   id: record.id,
   developer_id: record.developerId,
   app_uuid: record.appUuid,
@@ -62,12 +24,12 @@ const toRow = (record: SubscriptionRecord): Row => ({
 });
 
 export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
-  const select = db.prepare<[string], Row>('SELECT * FROM subscriptions WHERE id = ?');
-  const current = db.prepare<[string, string], Row>(
+  const select = db.prepare<[string], SubscriptionRow>('SELECT * FROM subscriptions WHERE id = ?');
+  const current = db.prepare<[string, string], SubscriptionRow>(
     `SELECT * FROM subscriptions WHERE app_uuid = ? AND address = ?
      ORDER BY status = 'active' DESC, created_at DESC, id DESC LIMIT 1`,
   );
-  const activeForApp = db.prepare<[string], Row>("SELECT * FROM subscriptions WHERE app_uuid = ? AND status = 'active' ORDER BY id");
+  const activeForApp = db.prepare<[string], SubscriptionRow>("SELECT * FROM subscriptions WHERE app_uuid = ? AND status = 'active' ORDER BY id");
   const activeOther = db.prepare<[string, string, string], { id: string }>(
     "SELECT id FROM subscriptions WHERE app_uuid = ? AND address = ? AND status = 'active' AND id <> ?",
   );
@@ -91,7 +53,7 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   const setDowngrade = db.prepare(
     'UPDATE subscriptions SET scheduled_tier = ?, scheduled_interval = ?, updated_at = ? WHERE id = ?',
   );
-  const due = db.prepare<[string, number, number], Row>(
+  const due = db.prepare<[string, number, number], SubscriptionRow>(
     "SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ? ORDER BY current_period_end, id LIMIT ? OFFSET ?",
   );
   const nextEnd = db.prepare<[], { at: string | null }>(
@@ -117,23 +79,23 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     }
     // Canceled is final, and a state older than the one applied is stale: both change nothing.
     if (existing.status === 'canceled' || record.stateVersion < existing.state_version) {
-      return { record: toRecord(existing), applied: false };
+      return { record: toSubscription(existing), applied: false };
     }
     update.run(toRow(record));
-    return { record: toRecord(select.get(record.id) as Row), applied: true };
+    return { record: toSubscription(select.get(record.id) as SubscriptionRow), applied: true };
   });
 
   return {
     async get(id) {
       const row = select.get(id);
-      return row ? toRecord(row) : null;
+      return row ? toSubscription(row) : null;
     },
     async current(appUuid, address) {
       const row = current.get(appUuid, address);
-      return row ? toRecord(row) : null;
+      return row ? toSubscription(row) : null;
     },
     async activeForApp(appUuid) {
-      return activeForApp.all(appUuid).map(toRecord);
+      return activeForApp.all(appUuid).map(toSubscription);
     },
     async apply(record) {
       return apply(record);
@@ -141,10 +103,10 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     async scheduleDowngrade(id, downgrade, at) {
       setDowngrade.run(downgrade?.tier ?? null, downgrade?.interval ?? null, at, id);
       const row = select.get(id);
-      return row ? toRecord(row) : null;
+      return row ? toSubscription(row) : null;
     },
     async due(now, limit, offset = 0) {
-      return due.all(now, limit, offset).map(toRecord);
+      return due.all(now, limit, offset).map(toSubscription);
     },
     async nextPeriodEnd() {
       return nextEnd.get()?.at ?? null;

@@ -1,32 +1,14 @@
 import type { Db } from './database.js';
 import type { Store, TextChannel, TextRegistrationRecord } from '../types.js';
+import { registrationRow, toRegistration, type TextRow } from '../rows.js';
 
-interface Row {
-  channel: TextChannel;
-  identifier: string;
-  app_uuid: string;
-  owner: string;
-  preferred_model: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const toRegistration = (row: Row): TextRegistrationRecord => ({
-  channel: row.channel,
-  identifier: row.identifier,
-  appUuid: row.app_uuid,
-  owner: row.owner,
-  preferredModel: row.preferred_model,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 /** Text channel registrations (migrations 5, 11): in an app, one holder per identifier and one identifier per holder. */
 export function createTextRepository(db: Db): Store['text'] {
-  const byIdentifier = db.prepare<[TextChannel, string, string], Row>(
+  const byIdentifier = db.prepare<[TextChannel, string, string], TextRow>(
     'SELECT * FROM text_registrations WHERE channel = ? AND app_uuid = ? AND identifier = ?',
   );
-  const byOwner = db.prepare<[TextChannel, string, string], Row>(
+  const byOwner = db.prepare<[TextChannel, string, string], TextRow>(
     'SELECT * FROM text_registrations WHERE channel = ? AND app_uuid = ? AND owner = ?',
   );
   const deleteOwner = db.prepare('DELETE FROM text_registrations WHERE channel = ? AND app_uuid = ? AND owner = ?');
@@ -41,16 +23,7 @@ export function createTextRepository(db: Db): Store['text'] {
     if (holder && holder.owner !== owner) return 'taken' as const;
     const previous = byOwner.get(channel, appUuid, owner);
     deleteOwner.run(channel, appUuid, owner);
-    const row: Row = {
-      channel,
-      identifier,
-      app_uuid: appUuid,
-      owner,
-      preferred_model: registration.preferredModel,
-      // Re-registering the same identifier keeps its first registration time.
-      created_at: previous?.identifier === identifier ? previous.created_at : at,
-      updated_at: at,
-    };
+    const row = registrationRow(registration, previous, at);
     insert.run(row);
     return toRegistration(row);
   });

@@ -2,7 +2,7 @@ import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
-import { toUser, USER_COLUMNS, USER_FROM, type UserRow } from './rows.js';
+import { toUser, USER_COLUMNS, USER_FROM, type UserRow } from '../rows.js';
 import type { AppUserRecord, Store } from '../types.js';
 
 export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['users'] {
@@ -27,7 +27,7 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds, acco
   const read = (appUuid: string, address: string): AppUserRecord => {
     const row = selectOne.get(appUuid, address);
     if (!row) throw new Error(`no user ${address} in ${appUuid}`);
-    return toUser(row, holds);
+    return toUser(row, holds.of(row.account_id));
   };
 
   /** Inside a transaction: the user's account id, creating the user (and its grant) when new. */
@@ -58,14 +58,14 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds, acco
   return {
     async list(appUuid, page) {
       return {
-        items: selectPage.all(appUuid, page.limit, page.offset).map((row) => toUser(row, holds)),
+        items: selectPage.all(appUuid, page.limit, page.offset).map((row) => toUser(row, holds.of(row.account_id))),
         total: count.get(appUuid)?.n ?? 0,
       };
     },
 
     async get(appUuid, address) {
       const row = selectOne.get(appUuid, address);
-      return row ? toUser(row, holds) : null;
+      return row ? toUser(row, holds.of(row.account_id)) : null;
     },
 
     async ensure(appUuid, address, at, options = {}) {
