@@ -10,7 +10,7 @@ import { createPipeline } from './http/pipeline.js';
 import { createRouter } from './http/router.js';
 import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
-import { createSqliteStore } from './store/sqlite/index.js';
+import { openStore } from './store/open.js';
 import { interrupted } from './services/inference/responses.js';
 import { providersFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
@@ -34,6 +34,8 @@ export interface RunningServer {
   port: number;
   host: string;
   store: Store;
+  /** The database it serves: the SQLite file or the PostgreSQL URL it was given. */
+  database: string;
   services: Services;
   /** Set when this start created the owner account on an empty database. */
   bootstrap: BootstrapResult | null;
@@ -82,6 +84,17 @@ function synchronousOf(value: string | undefined): 'normal' | 'full' {
   return chosen;
 }
 
+/**
+ * `SVC_PG_POOL`: connections per instance to PostgreSQL, at least 2 (work done under an advisory
+ * lock holds one connection while it runs on another); anything else refuses to start.
+ */
+function poolSizeOf(value: string | undefined): { poolSize?: number } {
+  if (value === undefined) return {};
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 2 || size > 1000) throw new Error(`SVC_PG_POOL must be a whole number from 2 to 1000 (got ${JSON.stringify(value)}).`);
+  return { poolSize: size };
+}
+
 /** The points program from the environment; a rate that is not a positive number refuses to start. */
 function pointsProgram(url: string, rate = '1') {
   const creditsPerPoint = Number(rate);
@@ -97,7 +110,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Configuration errors surface before anything is opened.
   const upstreams = providers ?? providersFromConfig(env, providersFile);
   const registry = createProviderRegistry(upstreams);
-  const store = createSqliteStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS) });
+  const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
   let services: Services;
   const plans = createPlanCatalog(env);
   try {
@@ -180,6 +193,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     port: address.port,
     host: address.address,
     store,
+    database: settings.dbPath,
     services,
     bootstrap,
     close() {
@@ -201,4 +215,4 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 }
 
-export { checkLedger, createDeveloper, grantCredits, listDevelopers } from './operator.js';
+export { checkLedger, createDeveloper, grantCredits, listDevelopers, migrateDatabase } from './operator.js';

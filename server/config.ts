@@ -5,7 +5,7 @@ import { PAYMENT_MODES } from './payments/processors.js';
 export const ServerSettings = z.strictObject({
   host: z.string().default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8787),
-  /** SQLite file, or `:memory:`. */
+  /** SQLite file, `:memory:`, or a PostgreSQL URL (postgres://…) for several instances over one database. */
   dbPath: z.string().min(1),
   maxBodyBytes: z.number().int().positive().default(1024 * 1024),
   /** Credits granted to the owner's default app on an empty database. */

@@ -5,7 +5,7 @@ import { creditsToMicro, microToCredits } from './store/money.js';
 import { createApiKeysService } from './services/api-keys.js';
 import { createAppsService } from './services/apps.js';
 import { createDeveloperAccount } from './services/bootstrap.js';
-import { createSqliteStore } from './store/sqlite/index.js';
+import { openStore } from './store/open.js';
 import type { Payer, Store } from './store/types.js';
 
 /**
@@ -13,7 +13,7 @@ import type { Payer, Store } from './store/types.js';
  * the network: each opens the database, acts, and closes it.
  */
 async function withStore<T>(dbPath: string, act: (store: Store) => Promise<T>): Promise<T> {
-  const store = createSqliteStore(dbPath);
+  const store = await openStore(dbPath);
   try {
     return await act(store);
   } finally {
@@ -36,6 +36,14 @@ export function createDeveloper(dbPath: string, name: string, clock: Clock = sys
 /** Every developer account, oldest first, with its number of apps. */
 export function listDevelopers(dbPath: string) {
   return withStore(dbPath, (store) => store.developers.list());
+}
+
+/**
+ * Opens the database, which applies pending migrations (refused, in one line, when the database
+ * is newer than this code), and says which version it is at.
+ */
+export function migrateDatabase(dbPath: string) {
+  return withStore(dbPath, async (store) => ({ schemaVersion: await store.schemaVersion() }));
 }
 
 /** The conservation check (`svc serve --check`): every live credit has a source (services/conservation.ts). */

@@ -1,0 +1,17 @@
+import { isPostgresUrl } from './location.js';
+import type { Synchronous } from './sqlite/database.js';
+import type { Store } from './types.js';
+
+/**
+ * The store at `location`: a PostgreSQL URL (postgres://…) for several instances over one
+ * database, else a SQLite file (or `:memory:`), the zero-config default. Each backend is loaded
+ * only when used.
+ */
+export async function openStore(location: string, options: { synchronous?: Synchronous; poolSize?: number } = {}): Promise<Store> {
+  if (isPostgresUrl(location)) {
+    const { openPostgresStore } = await import('./postgres/index.js');
+    return openPostgresStore(location, options.poolSize === undefined ? {} : { poolSize: options.poolSize });
+  }
+  const { createSqliteStore } = await import('./sqlite/index.js');
+  return createSqliteStore(location, options);
+}

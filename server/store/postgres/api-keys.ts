@@ -1,0 +1,75 @@
+import type { Sql } from './database.js';
+import type { KeyCache } from './key-cache.js';
+import { APP_COLUMNS, KEY_COLUMNS, toApp, toKey, type AppRow, type KeyRow } from '../rows.js';
+import type { Store } from '../types.js';
+
+export { createKeyCache, type KeyCache } from './key-cache.js';
+
+/**
+ * API keys. Every request looks its key up, so lookups are cached briefly (key-cache.ts): this
+ * instance drops the cache on any write that could change an answer (`keyCache.clear`, also
+ * called by the apps repository) once the write is committed, and other instances' writes show
+ * within the cache's lifetime. Last-use times are written only when the recorded one is stale.
+ */
+export function createApiKeysRepository(sql: Sql, keyCache: KeyCache): Store['apiKeys'] {
+  const lastTouched = new Map<string, string>();
+
+  return {
+    async create(key) {
+      // The trigger api_keys_test_never_admin refuses a test admin key, as SQLite's does.
+      try {
+        await sql`
+          INSERT INTO api_keys (key_id, app_uuid, name, is_test, role, prefix, secret_hash, created_at)
+          VALUES (${key.keyId}, ${key.appUuid}, ${key.name}, ${key.isTest}, ${key.role}, ${key.prefix}, ${key.secretHash}, ${key.at})`;
+      } finally {
+        keyCache.clear();
+      }
+      const [row] = await sql<KeyRow[]>`SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys k WHERE k.key_id = ${key.keyId}`;
+      if (!row) throw new Error(`key ${key.keyId} vanished`);
+      return toKey(row);
+    },
+
+    async list(appUuid, page) {
+      const rows = await sql<KeyRow[]>`
+        SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys k WHERE k.app_uuid = ${appUuid} AND k.deleted_at IS NULL
+        ORDER BY k.created_at COLLATE "C" DESC, k.key_id COLLATE "C" LIMIT ${page.limit} OFFSET ${page.offset}`;
+      const [count] = await sql<{ n: number }[]>`
+        SELECT COUNT(*) AS n FROM api_keys WHERE app_uuid = ${appUuid} AND deleted_at IS NULL`;
+      return { items: rows.map(toKey), total: count?.n ?? 0 };
+    },
+
+    async delete(appUuid, keyId, at) {
+      try {
+        const result = await sql`
+          UPDATE api_keys SET deleted_at = ${at} WHERE key_id = ${keyId} AND app_uuid = ${appUuid} AND deleted_at IS NULL`;
+        return result.count === 1;
+      } finally {
+        keyCache.clear();
+      }
+    },
+
+    async findByPrefix(prefix) {
+      const cached = keyCache.get(prefix);
+      if (cached) return cached;
+      const ticket = keyCache.ticket();
+      const rows = await sql<(KeyRow & AppRow & { secret_hash: string; held_micro: number })[]>`
+        SELECT ${sql.unsafe(KEY_COLUMNS)}, k.secret_hash, ${sql.unsafe(APP_COLUMNS)}, acc.held_micro FROM api_keys k
+        JOIN apps a ON a.app_uuid = k.app_uuid JOIN accounts acc ON acc.id = a.account_id
+        WHERE k.prefix = ${prefix} AND k.deleted_at IS NULL AND a.deleted_at IS NULL`;
+      const candidates = rows.map((row) => ({ key: toKey(row), app: toApp(row, row.held_micro), secretHash: row.secret_hash }));
+      // Only hits: caching misses would let random keys grow the cache without bound.
+      if (candidates.length > 0) keyCache.set(prefix, candidates, ticket);
+      return candidates;
+    },
+
+    async touch(keyId, at, staleBefore) {
+      const last = lastTouched.get(keyId);
+      if (last !== undefined && last >= staleBefore) return;
+      // Conditional, so instances touching the same key at once write it once per period.
+      await sql`
+        UPDATE api_keys SET last_used_at = ${at}
+        WHERE key_id = ${keyId} AND (last_used_at IS NULL OR last_used_at COLLATE "C" < ${staleBefore})`;
+      lastTouched.set(keyId, at);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import type { Query, Sql } from './database.js';
+import type { KeyCache } from './key-cache.js';
+import type { Ledger } from './ledger.js';
+import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from '../rows.js';
+import type { AppRecord, Store } from '../types.js';
+
+type HeldAppRow = AppRow & { held_micro: number };
+
+const isUniqueViolation = (error: unknown, constraint: string) =>
+  (error as { code?: string }).code === '23505' && (error as { constraint_name?: string }).constraint_name === constraint;
+
+/**
+ * Apps. Writes that can change what an API key resolves to clear the key cache once committed,
+ * so this instance never serves the old answer after the write returns.
+ */
+export function createAppsRepository(sql: Sql, ledger: Ledger, keyCache: KeyCache): Store['apps'] {
+  const columns = sql.unsafe(`${APP_COLUMNS}, acc.held_micro`);
+  const from = sql.unsafe(APP_FROM);
+
+  const byId = async (q: Query, appUuid: string): Promise<AppRecord> => {
+    const [row] = await q<HeldAppRow[]>`SELECT ${columns} FROM ${from} WHERE a.app_uuid = ${appUuid} AND a.deleted_at IS NULL`;
+    if (!row) throw new Error(`no app ${appUuid}`);
+    return toApp(row, row.held_micro);
+  };
+
+  /** Runs a write, then clears the key cache whatever happened (a clear too many costs one read). */
+  async function changing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      keyCache.clear();
+    }
+  }
+
+  return {
+    async create(app, grant) {
+      return sql.begin(async (tx) => {
+        const accountId = await ledger.openAccount(tx);
+        await tx`
+          INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins,
+            rate_limit_rpm, rate_limit_tpm, user_claims, created_at, updated_at)
+          VALUES (${app.appUuid}, ${app.developerId}, ${accountId}, ${app.name}, ${app.appType}, ${app.defaultUserCreditsMicro},
+            ${JSON.stringify(app.allowedOrigins)}, ${app.rateLimitRpm ?? null}, ${app.rateLimitTpm ?? null},
+            ${app.userClaims !== false}, ${app.at}, ${app.at})`;
+        if (grant) await ledger.post(tx, accountId, grant);
+        return byId(tx, app.appUuid);
+      });
+    },
+
+    async list(developerId, page) {
+      const rows = await sql<HeldAppRow[]>`
+        SELECT ${columns} FROM ${from} WHERE a.developer_id = ${developerId} AND a.deleted_at IS NULL
+        ORDER BY a.created_at COLLATE "C" DESC, a.app_uuid COLLATE "C" LIMIT ${page.limit} OFFSET ${page.offset}`;
+      const [count] = await sql<{ n: number }[]>`
+        SELECT COUNT(*) AS n FROM apps WHERE developer_id = ${developerId} AND deleted_at IS NULL`;
+      return { items: rows.map((row) => toApp(row, row.held_micro)), total: count?.n ?? 0 };
+    },
+
+    async get(developerId, appUuid) {
+      const [row] = await sql<HeldAppRow[]>`
+        SELECT ${columns} FROM ${from} WHERE a.app_uuid = ${appUuid} AND a.developer_id = ${developerId} AND a.deleted_at IS NULL`;
+      return row ? toApp(row, row.held_micro) : null;
+    },
+
+    async byId(appUuid) {
+      const [row] = await sql<HeldAppRow[]>`SELECT ${columns} FROM ${from} WHERE a.app_uuid = ${appUuid} AND a.deleted_at IS NULL`;
+      return row ? toApp(row, row.held_micro) : null;
+    },
+
+    async update(developerId, appUuid, patch, at) {
+      const changes: Record<string, string | number | boolean | null> = { updated_at: at };
+      if (patch.name !== undefined) changes.name = patch.name;
+      if (patch.defaultUserCreditsMicro !== undefined) changes.default_user_credits_micro = patch.defaultUserCreditsMicro;
+      if (patch.allowedOrigins !== undefined) changes.allowed_origins = JSON.stringify(patch.allowedOrigins);
+      if (patch.rateLimitRpm !== undefined) changes.rate_limit_rpm = patch.rateLimitRpm;
+      if (patch.rateLimitTpm !== undefined) changes.rate_limit_tpm = patch.rateLimitTpm;
+      if (patch.userClaims !== undefined) changes.user_claims = patch.userClaims;
+      return changing(() =>
+        sql.begin(async (tx) => {
+          // One statement checks and writes: a delete by another instance either precedes it or waits for it.
+          const result = await tx`
+            UPDATE apps SET ${tx(changes)}
+            WHERE app_uuid = ${appUuid} AND developer_id = ${developerId} AND deleted_at IS NULL`;
+          if (result.count === 0) return null;
+          return byId(tx, appUuid);
+        }),
+      );
+    },
+
+    async delete(developerId, appUuid, at) {
+      return changing(async () => {
+        const result = await sql`
+          UPDATE apps SET deleted_at = ${at}, idp_app_id = NULL
+          WHERE app_uuid = ${appUuid} AND developer_id = ${developerId} AND deleted_at IS NULL`;
+        return result.count === 1;
+      });
+    },
+
+    async setIdp(appUuid, idp, at) {
+      try {
+        return await changing(() =>
+          sql.begin(async (tx) => {
+            if (idp) {
+              const [holder] = await tx<{ app_uuid: string }[]>`
+                SELECT app_uuid FROM apps
+                WHERE idp_app_id = ${idp.idpAppId} AND developer_id = (SELECT developer_id FROM apps WHERE app_uuid = ${appUuid})`;
+              if (holder && holder.app_uuid !== appUuid) return 'taken' as const;
+            }
+            await tx`
+              UPDATE apps SET idp_app_id = ${idp?.idpAppId ?? null}, idp_verification_key = ${idp?.verificationKey ?? null},
+                idp_updated_at = ${idp ? at : null}, updated_at = ${at}
+              WHERE app_uuid = ${appUuid}`;
+            return byId(tx, appUuid);
+          }),
+        );
+      } catch (error) {
+        // Another instance gave the id to another app of the developer between our check and write.
+        if (isUniqueViolation(error, 'apps_idp_per_developer')) return 'taken';
+        throw error;
+      }
+    },
+
+    async findByIdpAppId(idpAppId) {
+      const rows = await sql<HeldAppRow[]>`
+        SELECT ${columns} FROM ${from} WHERE a.idp_app_id = ${idpAppId} AND a.deleted_at IS NULL
+        ORDER BY a.created_at COLLATE "C", a.app_uuid COLLATE "C"`;
+      return rows.map((row) => toApp(row, row.held_micro));
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import postgres from 'postgres';
+import { pgMigrations } from './migrations.js';
+import { isPostgresUrl } from '../location.js';
+
+/** BIGINT columns read as numbers: money is kept below 2^53 micro-credits (BalanceLimitError). */
+const bigintAsNumber = { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) };
+const types = { bigint: bigintAsNumber };
+
+export type Sql = postgres.Sql<{ bigint: number }>;
+/** The pool or a transaction: what a repository function runs its statements on. */
+export type Query = postgres.ISql<{ bigint: number }>;
+export type Tx = postgres.TransactionSql<{ bigint: number }>;
+
+/** A PostgreSQL store could not be opened: the message is one line an operator can act on. */
+export class DatabaseSetupError extends Error {}
+
+/** The URL with its password hidden, for messages. */
+function shown(url: URL) {
+  const copy = new URL(url.href);
+  if (copy.password) copy.password = '***';
+  return copy.href;
+}
+
+export interface PostgresOptions {
+  /** Connections in the pool: a 2-core instance gains nothing past about 10 (see README). */
+  poolSize?: number;
+  /** Seconds to wait for a connection before giving up. */
+  connectTimeoutSeconds?: number;
+}
+
+function parseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new DatabaseSetupError(`Not a database URL: ${JSON.stringify(text)} (expected postgres://user@host:5432/database).`);
+  }
+  if (!isPostgresUrl(url.href)) throw new DatabaseSetupError(`Not a PostgreSQL URL: ${url.protocol} (expected postgres://…).`);
+  if (!url.hostname && !url.searchParams.get('host')) throw new DatabaseSetupError(`The database URL names no host: ${shown(url)}.`);
+  if (url.pathname.length <= 1) throw new DatabaseSetupError(`The database URL names no database: ${shown(url)} (add /database).`);
+  return url;
+}
+
+/** What went wrong connecting, in the operator's terms. */
+function explain(error: unknown, url: URL): DatabaseSetupError {
+  const where = `${url.hostname}:${url.port || 5432}`;
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof DatabaseSetupError) return error;
+  if (code === '28P01' || code === '28000') {
+    return new DatabaseSetupError(`PostgreSQL at ${where} refused user ${JSON.stringify(decodeURIComponent(url.username) || 'default')}: ${message}.`);
+  }
+  if (code === '3D000') return new DatabaseSetupError(`PostgreSQL at ${where} has no such database: ${message} (createdb it first).`);
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'CONNECT_TIMEOUT' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH') {
+    return new DatabaseSetupError(`Cannot reach PostgreSQL at ${where} (${code}). Is it running, and is the URL right?`);
+  }
+  return new DatabaseSetupError(`PostgreSQL at ${where}: ${message}${code ? ` (${code})` : ''}.`);
+}
+
+/** Connects, checks the server answers, and applies pending migrations; errors are DatabaseSetupError. */
+export async function openPostgres(urlText: string, options: PostgresOptions = {}): Promise<Sql> {
+  const url = parseUrl(urlText);
+  let sql: Sql;
+  try {
+    sql = postgres(url.href, {
+      max: options.poolSize ?? 10,
+      connect_timeout: options.connectTimeoutSeconds ?? 10,
+      idle_timeout: 60,
+      types,
+      onnotice: () => {},
+    });
+  } catch (error) {
+    throw explain(error, url);
+  }
+  try {
+    await sql`SELECT 1`;
+    await migrate(sql);
+    return sql;
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    throw explain(error, url);
+  }
+}
+
+export const latestPgVersion = () => pgMigrations.at(-1)?.version ?? 0;
+
+/**
+ * Applies pending migrations in one transaction under an advisory lock keyed by the schema:
+ * instances starting together wait for the first, then find nothing left to do.
+ */
+async function migrate(sql: Sql): Promise<void> {
+  // Up to date (every start but the first after an upgrade): one read, no lock.
+  const current = await sql<{ version: number | null }[]>`SELECT MAX(version) AS version FROM svc_schema`.then(
+    ([row]) => row?.version ?? 0,
+    () => 0,
+  );
+  if (current === latestPgVersion()) return;
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':svc:migrate'))`;
+    await tx`CREATE TABLE IF NOT EXISTS svc_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
+    const [row] = await tx<{ version: number | null }[]>`SELECT MAX(version) AS version FROM svc_schema`;
+    const current = row?.version ?? 0;
+    const latest = latestPgVersion();
+    if (current > latest) {
+      throw new DatabaseSetupError(`The database is at schema version ${current}, newer than this svc (${latest}); upgrade svc.`);
+    }
+    for (const migration of pgMigrations) {
+      if (migration.version <= current) continue;
+      await tx.unsafe(migration.sql);
+      await tx`INSERT INTO svc_schema (version, name) VALUES (${migration.version}, ${migration.name})`;
+    }
+  });
+}

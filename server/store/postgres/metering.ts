@@ -1,0 +1,108 @@
+import type { Query, Sql } from './database.js';
+import type { Accounts } from './accounts.js';
+import type { Ledger } from './ledger.js';
+import { insertUsage } from './usage.js';
+import type { HoldResult, Store } from '../types.js';
+
+/**
+ * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
+ * minus what is already held must cover it) plus its row in `holds`, in one statement, so no
+ * interleaving of instances can reserve more than the balance. Settling removes the hold and
+ * charges in one transaction, with the ledger entry and the usage row.
+ */
+export function createMeteringRepository(sql: Sql, ledger: Ledger, accounts: Accounts, instanceId: string): Store['metering'] {
+  /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
+  async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null) {
+    const reserved = await q`
+      WITH reserved AS (
+        UPDATE accounts SET held_micro = held_micro + ${amountMicro}
+        WHERE id = ${accountId} AND balance_micro - held_micro >= ${amountMicro} RETURNING id
+      )
+      INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address)
+      SELECT ${requestId}, id, ${amountMicro}, ${instanceId}, ${cappedAddress} FROM reserved RETURNING id`;
+    return reserved.count === 1;
+  }
+
+  /**
+   * A pooled app holding for one of its users: with the user's row locked, their settled spend,
+   * their holds on any instance and this one must fit their limit; then the app's balance must
+   * cover it. The answer when either refuses, else null (held).
+   */
+  async function holdWithinUserLimit(accountId: number, appUuid: string, address: string, amountMicro: number, requestId: string): Promise<HoldResult | null> {
+    return sql.begin(async (tx) => {
+      const [user] = await tx<{ credit_limit_micro: number | null; spent_micro: number }[]>`
+        SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ${appUuid} AND address = ${address} FOR UPDATE`;
+      const limit = user?.credit_limit_micro ?? null;
+      if (user && limit !== null) {
+        const [pending] = await tx<{ micro: number }[]>`
+          SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE account_id = ${accountId} AND capped_address = ${address}`;
+        const pendingMicro = pending?.micro ?? 0;
+        if (user.spent_micro + pendingMicro + amountMicro > limit) {
+          return { ok: false as const, userLimit: { spentMicro: user.spent_micro, pendingMicro, limitMicro: limit } };
+        }
+      }
+      if (amountMicro === 0) return { ok: true as const };
+      return (await reserve(tx, accountId, amountMicro, requestId, limit === null ? null : address)) ? { ok: true as const } : null;
+    });
+  }
+
+  return {
+    async hold(payer, amountMicro, requestId, capUser) {
+      const id = await accounts.of(payer);
+      if (amountMicro === 0 && capUser === undefined) return { ok: true as const };
+      // A refusal reports what was available; when that was enough after all (holds settled
+      // meanwhile), the reservation is tried again rather than let through unheld.
+      for (let attempt = 0; ; attempt++) {
+        if (capUser !== undefined && payer.kind === 'app') {
+          const capped = await holdWithinUserLimit(id, payer.appUuid, capUser, amountMicro, requestId);
+          if (capped) return capped;
+        } else if (await reserve(sql, id, amountMicro, requestId, null)) {
+          return { ok: true as const };
+        }
+        const [row] = await sql<{ available: number }[]>`
+          SELECT GREATEST(0, balance_micro - held_micro) AS available FROM accounts WHERE id = ${id}`;
+        const available = row?.available ?? 0;
+        if (amountMicro > available || attempt === 2) return { ok: false as const, availableMicro: Math.min(available, amountMicro - 1) };
+      }
+    },
+
+    async settle(payer, _heldMicro, costMicro, usage) {
+      const accountId = await accounts.of(payer);
+      return sql.begin(async (tx) => {
+        // The hold ends as its charge is written, not before. It may be gone already: the
+        // instance that made it was taken for dead and its holds released.
+        const [released] = await tx<{ amount_micro: number }[]>`
+          DELETE FROM holds WHERE id = (
+            SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
+          ) RETURNING amount_micro`;
+        const [account] = await tx<{ balance_micro: number; held_micro: number }[]>`
+          UPDATE accounts SET held_micro = held_micro - ${released?.amount_micro ?? 0}
+          WHERE id = ${accountId} RETURNING balance_micro, held_micro`;
+        const available = Math.max(0, (account?.balance_micro ?? 0) - (account?.held_micro ?? 0));
+        const charged = Math.min(costMicro, available);
+        if (charged > 0) {
+          await ledger.post(tx, accountId, {
+            amountMicro: -charged,
+            kind: 'inference',
+            idempotencyKey: `usage:${usage.requestId}`,
+            reference: `${usage.provider}/${usage.model}`,
+            at: usage.at,
+          });
+          if (usage.address) {
+            await tx`UPDATE app_users SET spent_micro = spent_micro + ${charged} WHERE app_uuid = ${usage.appUuid} AND address = ${usage.address}`;
+          }
+        }
+        // Both what it cost and what was charged: a shortfall stays visible (svc serve --check).
+        await insertUsage(tx, { ...usage, costMicro, chargedMicro: charged });
+        return { chargedMicro: charged };
+      });
+    },
+
+    async balance(payer) {
+      const id = await accounts.of(payer);
+      const [row] = await sql<{ balance_micro: number; held_micro: number }[]>`
+        SELECT balance_micro, held_micro FROM accounts WHERE id = ${id}`;
+      return { balanceMicro: row?.balance_micro ?? 0, heldMicro: row?.held_micro ?? 0 };
+    },
+  };
+}

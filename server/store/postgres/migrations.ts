@@ -1,0 +1,286 @@
+/**
+ * Numbered schema migrations of the PostgreSQL store, applied in order at start under an
+ * advisory lock (so instances starting together apply each once); `svc_schema` records the
+ * versions applied. A migration is never edited once released: add a new one.
+ *
+ * Version 1 is the whole schema of SQLite's migrations 1–13, with PostgreSQL's types where they
+ * matter (BIGINT money, BOOLEAN flags, sequences that never reuse an id). Times stay RFC 3339 text,
+ * as in SQLite: they come from the server's injected clock, not the database's, and compare in
+ * order as text. Holds, instances and leases are new: what one SQLite process keeps in memory,
+ * several instances must share.
+ */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const pgMigrations: PgMigration[] = [
+  {
+    version: 1,
+    name: 'the schema of SQLite migration 13, holds, instances and leases',
+    sql: `
+      CREATE TABLE developers (
+        id          TEXT PRIMARY KEY,
+        name        TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+      );
+
+      -- Every balance lives in an account; the ledger is the account's history. held_micro is the
+      -- sum of the account's rows in holds, kept beside the balance so one UPDATE can check both.
+      CREATE TABLE accounts (
+        id            BIGSERIAL PRIMARY KEY,
+        balance_micro BIGINT NOT NULL DEFAULT 0 CHECK (balance_micro >= 0),
+        held_micro    BIGINT NOT NULL DEFAULT 0 CHECK (held_micro >= 0 AND held_micro <= balance_micro),
+        test          BOOLEAN NOT NULL DEFAULT false
+      );
+
+      CREATE TABLE ledger_entries (
+        id                  BIGSERIAL PRIMARY KEY,
+        account_id          BIGINT NOT NULL REFERENCES accounts(id),
+        amount_micro        BIGINT NOT NULL CHECK (amount_micro <> 0),
+        balance_after_micro BIGINT NOT NULL CHECK (balance_after_micro >= 0),
+        kind                TEXT NOT NULL,
+        idempotency_key     TEXT NOT NULL,
+        reference           TEXT,
+        created_at          TEXT NOT NULL,
+        UNIQUE (idempotency_key, account_id)
+      );
+      CREATE INDEX ledger_entries_account ON ledger_entries (account_id, id);
+      CREATE FUNCTION ledger_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'ledger entries are append-only'; END $$;
+      CREATE TRIGGER ledger_entries_no_change BEFORE UPDATE OR DELETE ON ledger_entries
+        FOR EACH ROW EXECUTE FUNCTION ledger_entries_append_only();
+      -- Entries up to here were written before every credit had to have a source (none, on a new database).
+      CREATE TABLE ledger_baseline (last_entry_id BIGINT NOT NULL);
+      INSERT INTO ledger_baseline VALUES (0);
+
+      -- What requests in flight have reserved, one row each, owned by the instance serving them:
+      -- the holds of an instance that died are released by the others (instances.seen_at).
+      -- capped_address: the user of a pooled app the app holds for, within the user's limit.
+      CREATE TABLE holds (
+        id             BIGSERIAL PRIMARY KEY,
+        request_id     TEXT NOT NULL,
+        account_id     BIGINT NOT NULL REFERENCES accounts(id),
+        amount_micro   BIGINT NOT NULL CHECK (amount_micro > 0),
+        instance_id    TEXT NOT NULL,
+        capped_address TEXT
+      );
+      CREATE INDEX holds_request ON holds (request_id);
+      CREATE INDEX holds_instance ON holds (instance_id);
+      CREATE INDEX holds_capped ON holds (account_id, capped_address) WHERE capped_address IS NOT NULL;
+
+      -- Every running server, with when it last said it was alive.
+      CREATE TABLE instances (
+        id          TEXT PRIMARY KEY,
+        started_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+        seen_at     TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+
+      -- Work that runs on one instance at a time (the billing clock): whoever holds the lease.
+      CREATE TABLE leases (
+        name        TEXT PRIMARY KEY,
+        holder      TEXT NOT NULL,
+        expires_at  TIMESTAMPTZ NOT NULL
+      );
+
+      CREATE TABLE apps (
+        app_uuid                   TEXT PRIMARY KEY,
+        developer_id               TEXT NOT NULL REFERENCES developers(id),
+        account_id                 BIGINT NOT NULL UNIQUE REFERENCES accounts(id),
+        test_account_id            BIGINT REFERENCES accounts(id),
+        name                       TEXT NOT NULL,
+        app_type                   TEXT NOT NULL CHECK (app_type IN ('standard', 'pooled_api')),
+        default_user_credits_micro BIGINT NOT NULL CHECK (default_user_credits_micro >= 0),
+        allowed_origins            TEXT NOT NULL DEFAULT '[]',
+        idp_app_id                 TEXT,
+        idp_verification_key       TEXT,
+        idp_updated_at             TEXT,
+        rate_limit_rpm             INTEGER CHECK (rate_limit_rpm IS NULL OR rate_limit_rpm > 0),
+        rate_limit_tpm             INTEGER CHECK (rate_limit_tpm IS NULL OR rate_limit_tpm > 0),
+        user_claims                BOOLEAN NOT NULL DEFAULT true,
+        created_at                 TEXT NOT NULL,
+        updated_at                 TEXT NOT NULL,
+        deleted_at                 TEXT
+      );
+      CREATE INDEX apps_developer ON apps (developer_id, created_at);
+      -- Two developers may name the same identity-provider app; one developer only once.
+      CREATE UNIQUE INDEX apps_idp_per_developer ON apps (developer_id, idp_app_id) WHERE idp_app_id IS NOT NULL;
+      CREATE INDEX apps_idp ON apps (idp_app_id) WHERE idp_app_id IS NOT NULL;
+
+      CREATE TABLE api_keys (
+        key_id       TEXT PRIMARY KEY,
+        app_uuid     TEXT NOT NULL REFERENCES apps(app_uuid),
+        name         TEXT NOT NULL,
+        is_test      BOOLEAN NOT NULL,
+        role         TEXT NOT NULL DEFAULT 'inference' CHECK (role IN ('inference', 'read_only', 'admin')),
+        prefix       TEXT NOT NULL,
+        secret_hash  TEXT NOT NULL UNIQUE,
+        created_at   TEXT NOT NULL,
+        last_used_at TEXT,
+        deleted_at   TEXT
+      );
+      CREATE FUNCTION api_keys_test_never_admin() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.is_test AND NEW.role = 'admin' THEN RAISE EXCEPTION 'a test key cannot be admin'; END IF;
+          RETURN NEW;
+        END $$;
+      CREATE TRIGGER api_keys_test_never_admin BEFORE INSERT OR UPDATE ON api_keys
+        FOR EACH ROW EXECUTE FUNCTION api_keys_test_never_admin();
+      CREATE INDEX api_keys_app ON api_keys (app_uuid, created_at);
+      CREATE INDEX api_keys_prefix ON api_keys (prefix);
+
+      CREATE TABLE app_users (
+        app_uuid           TEXT NOT NULL REFERENCES apps(app_uuid),
+        address            TEXT NOT NULL,
+        account_id         BIGINT NOT NULL UNIQUE REFERENCES accounts(id),
+        test_account_id    BIGINT REFERENCES accounts(id),
+        credit_limit_micro BIGINT CHECK (credit_limit_micro IS NULL OR credit_limit_micro >= 0),
+        spent_micro        BIGINT NOT NULL DEFAULT 0 CHECK (spent_micro >= 0),
+        created_at         TEXT NOT NULL,
+        PRIMARY KEY (app_uuid, address)
+      );
+
+      -- The operator's own accounts: promotions pays developers' claims; it starts empty.
+      CREATE TABLE operator_accounts (
+        name        TEXT PRIMARY KEY,
+        account_id  BIGINT NOT NULL UNIQUE REFERENCES accounts(id)
+      );
+      WITH opened AS (INSERT INTO accounts DEFAULT VALUES RETURNING id)
+        INSERT INTO operator_accounts (name, account_id) SELECT 'promotions', id FROM opened;
+
+      CREATE TABLE usage_events (
+        id             BIGSERIAL PRIMARY KEY,
+        request_id     TEXT NOT NULL,
+        app_uuid       TEXT NOT NULL,
+        key_id         TEXT,
+        address        TEXT,
+        provider       TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        operation      TEXT NOT NULL,
+        input_tokens   BIGINT NOT NULL DEFAULT 0,
+        output_tokens  BIGINT NOT NULL DEFAULT 0,
+        cost_micro     BIGINT NOT NULL DEFAULT 0,
+        charged_micro  BIGINT,
+        latency_ms     BIGINT NOT NULL,
+        ttft_ms        BIGINT,
+        status         TEXT NOT NULL,
+        error_code     TEXT,
+        created_at     TEXT NOT NULL
+      );
+      CREATE INDEX usage_events_app_time ON usage_events (app_uuid, created_at);
+      CREATE INDEX usage_events_app_address_time ON usage_events (app_uuid, address, created_at);
+
+      -- Responses, kept for a bounded time; instance_id is who runs one still queued or running.
+      CREATE TABLE responses (
+        id          TEXT PRIMARY KEY,
+        app_uuid    TEXT NOT NULL,
+        address     TEXT,
+        status      TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        input       TEXT,
+        upstream_id TEXT,
+        instance_id TEXT,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL
+      );
+      CREATE INDEX responses_expiry ON responses (expires_at);
+      CREATE INDEX responses_active ON responses (instance_id) WHERE status IN ('queued', 'in_progress');
+
+      CREATE TABLE text_registrations (
+        channel          TEXT NOT NULL CHECK (channel IN ('sms', 'messenger')),
+        identifier       TEXT NOT NULL,
+        app_uuid         TEXT NOT NULL,
+        owner            TEXT NOT NULL,
+        preferred_model  TEXT,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL,
+        PRIMARY KEY (channel, app_uuid, identifier),
+        UNIQUE (channel, app_uuid, owner)
+      );
+
+      CREATE TABLE signing_keys (
+        kid          TEXT PRIMARY KEY,
+        algorithm    TEXT NOT NULL,
+        public_jwk   TEXT NOT NULL,
+        private_jwk  TEXT NOT NULL,
+        created_at   TEXT NOT NULL
+      );
+
+      CREATE TABLE checkout_sessions (
+        id               TEXT PRIMARY KEY,
+        kind             TEXT NOT NULL CHECK (kind IN ('credit_pack', 'app_funding', 'subscription')),
+        developer_id     TEXT NOT NULL,
+        app_uuid         TEXT NOT NULL,
+        address          TEXT,
+        credits_micro    BIGINT NOT NULL CHECK (credits_micro > 0),
+        amount_usd_cents BIGINT NOT NULL CHECK (amount_usd_cents > 0),
+        description      TEXT NOT NULL,
+        status           TEXT NOT NULL CHECK (status IN ('open', 'complete', 'expired')),
+        success_url      TEXT,
+        cancel_url       TEXT,
+        referral         TEXT,
+        price_id         TEXT,
+        livemode         BOOLEAN NOT NULL DEFAULT true,
+        created_at       TEXT NOT NULL,
+        paid_at          TEXT,
+        expires_at       TEXT NOT NULL
+      );
+      CREATE INDEX checkout_sessions_developer ON checkout_sessions (developer_id, created_at);
+      CREATE TABLE webhook_events (
+        id           TEXT PRIMARY KEY,
+        type         TEXT NOT NULL,
+        received_at  TEXT NOT NULL
+      );
+
+      CREATE TABLE subscriptions (
+        id                   TEXT PRIMARY KEY,
+        developer_id         TEXT NOT NULL,
+        app_uuid             TEXT NOT NULL,
+        address              TEXT NOT NULL DEFAULT '',
+        customer_id          TEXT,
+        tier                 TEXT NOT NULL CHECK (tier IN ('starter', 'pro')),
+        interval             TEXT NOT NULL CHECK (interval IN ('month', 'year')),
+        status               TEXT NOT NULL CHECK (status IN ('active', 'canceled')),
+        current_period_start TEXT NOT NULL,
+        current_period_end   TEXT NOT NULL,
+        cancel_at_period_end BOOLEAN NOT NULL DEFAULT false,
+        scheduled_tier       TEXT CHECK (scheduled_tier IN ('starter', 'pro')),
+        scheduled_interval   TEXT CHECK (scheduled_interval IN ('month', 'year')),
+        state_version        BIGINT NOT NULL,
+        livemode             BOOLEAN NOT NULL DEFAULT true,
+        created_at           TEXT NOT NULL,
+        updated_at           TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX subscriptions_one_active ON subscriptions (app_uuid, address) WHERE status = 'active';
+      CREATE INDEX subscriptions_subject ON subscriptions (app_uuid, address, created_at);
+      CREATE INDEX subscriptions_due ON subscriptions (current_period_end) WHERE status = 'active';
+
+      CREATE TABLE subscription_invoices (
+        id               TEXT PRIMARY KEY,
+        subscription_id  TEXT NOT NULL,
+        developer_id     TEXT NOT NULL,
+        amount_usd_cents BIGINT NOT NULL CHECK (amount_usd_cents >= 0),
+        credits_micro    BIGINT NOT NULL CHECK (credits_micro >= 0),
+        description      TEXT NOT NULL,
+        paid_at          TEXT NOT NULL
+      );
+      CREATE INDEX subscription_invoices_developer ON subscription_invoices (developer_id, paid_at);
+
+      CREATE TABLE portal_sessions (
+        id              TEXT PRIMARY KEY,
+        subscription_id TEXT NOT NULL,
+        return_url      TEXT,
+        expires_at      TEXT NOT NULL
+      );
+
+      -- Rate-limit counters in fixed one-minute windows, shared by every instance.
+      CREATE TABLE rate_counters (
+        key           TEXT NOT NULL,
+        window_start  BIGINT NOT NULL,
+        total         BIGINT NOT NULL,
+        PRIMARY KEY (key, window_start)
+      );
+    `,
+  },
+];

@@ -1,0 +1,85 @@
+import type { Sql } from './database.js';
+import { DEAD_AFTER_SECONDS } from './instances.js';
+import type { Store } from '../types.js';
+import { toResponse, type ResponseRow } from '../rows.js';
+
+const COLUMNS = 'id, app_uuid, address, status, body, input, upstream_id, created_at, expires_at';
+const ACTIVE = ['queued', 'in_progress'];
+
+
+/**
+ * Responses shared by every instance. A response still queued or running belongs to the instance
+ * that runs it (instance_id): at a restart or shutdown an instance fails its own, and those of
+ * instances taken for dead, never a live neighbour's.
+ */
+export function createResponsesRepository(sql: Sql, instanceId: string): Store['responses'] {
+  return {
+    async put(response) {
+      await sql`
+        INSERT INTO responses (id, app_uuid, address, status, body, input, upstream_id, instance_id, created_at, expires_at)
+        VALUES (${response.id}, ${response.appUuid}, ${response.address}, ${response.status}, ${JSON.stringify(response.body)},
+          ${JSON.stringify(response.input)}, ${response.upstreamId}, ${instanceId}, ${response.createdAt}, ${response.expiresAt})`;
+    },
+
+    async findItem(appUuid, address, itemId, now) {
+      // Item ids are random and long: a text match finds the few rows to look in. "_" stands for
+      // any one character in LIKE: harmless here, the match is checked below.
+      const pattern = `%"id":"${itemId.replace(/[%"\\]/g, '')}"%`;
+      const rows = await sql<ResponseRow[]>`
+        SELECT ${sql.unsafe(COLUMNS)} FROM responses
+        WHERE app_uuid = ${appUuid} AND address IS NOT DISTINCT FROM ${address}::text AND expires_at > ${now}
+          AND (body LIKE ${pattern} OR input LIKE ${pattern})
+        ORDER BY created_at COLLATE "C" DESC LIMIT 5`;
+      for (const row of rows) {
+        const stored = toResponse(row);
+        const output = Array.isArray(stored.body.output) ? (stored.body.output as Record<string, unknown>[]) : [];
+        const found = [...output, ...stored.input].find((item) => item.id === itemId);
+        if (found) return found;
+      }
+      return null;
+    },
+
+    async get(appUuid, address, id, now) {
+      const [row] = await sql<ResponseRow[]>`
+        SELECT ${sql.unsafe(COLUMNS)} FROM responses
+        WHERE id = ${id} AND app_uuid = ${appUuid} AND address IS NOT DISTINCT FROM ${address}::text AND expires_at > ${now}`;
+      return row ? toResponse(row) : null;
+    },
+
+    async transition(id, from, status, body, upstreamId) {
+      // One conditional UPDATE: of a cancel on one instance and a finish on another, the second
+      // finds the status moved on and changes nothing.
+      const result = await sql`
+        UPDATE responses SET status = ${status}, body = ${JSON.stringify(body)}, upstream_id = COALESCE(${upstreamId ?? null}::text, upstream_id)
+        WHERE id = ${id} AND status = ANY(${from}::text[])`;
+      return result.count === 1;
+    },
+
+    async failInterrupted(body) {
+      // The new body is computed here from the old, so the rows are locked while it is (in id
+      // order: two instances failing a dead one's responses wait for each other, never deadlock).
+      // A row a live instance finishes meanwhile is re-checked under the lock and left alone.
+      return sql.begin(async (tx) => {
+        const rows = await tx<{ id: string; body: string }[]>`
+          SELECT id, body FROM responses
+          WHERE status = ANY(${ACTIVE}::text[])
+            AND (instance_id IS NULL OR instance_id = ${instanceId} OR instance_id NOT IN (
+              SELECT id FROM instances WHERE seen_at > now() - make_interval(secs => ${DEAD_AFTER_SECONDS})))
+          ORDER BY id FOR UPDATE`;
+        let failed = 0;
+        for (const row of rows) {
+          const next = JSON.stringify(body(JSON.parse(row.body) as Record<string, unknown>));
+          const result = await tx`
+            UPDATE responses SET status = 'failed', body = ${next} WHERE id = ${row.id} AND status = ANY(${ACTIVE}::text[])`;
+          failed += result.count;
+        }
+        return failed;
+      });
+    },
+
+    async deleteExpired(now) {
+      const result = await sql`DELETE FROM responses WHERE expires_at <= ${now}`;
+      return result.count;
+    },
+  };
+}
