@@ -1,11 +1,10 @@
 import { Command, Option } from 'clipanion';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { SvcContext } from './base-command.js';
 import { svcHome } from './connection.js';
 import { ExitCode } from './exit-codes.js';
 import { loadServer } from './lazy.js';
-import { databaseUrlRefusal } from './database-option.js';
+import { databaseLocation, locationText } from './database-option.js';
 import { isTty } from './output.js';
 
 /**
@@ -13,22 +12,26 @@ import { isTty } from './output.js';
  * whoever can open the database file is the operator.
  */
 export abstract class OperatorCommand extends Command<SvcContext> {
-  db = Option.String('--db', { description: 'The server database file, as given to svc serve (default ~/.svc/server.db)' });
+  db = Option.String('--db', {
+    description: 'The server database, as given to svc serve: a SQLite file or a postgres:// URL (default SVC_DATABASE_URL, else ~/.svc/server.db)',
+  });
 
   protected get isTerminal(): boolean {
     return isTty(this.context.stdout);
   }
 
-  /** The database path, or null (with a line on stderr) when there is none to act on. */
+  /**
+   * The database (a file path or a PostgreSQL URL), or null (with a line on stderr) when there is
+   * none to act on. A URL is checked when opened: the server's errors say what is wrong with it.
+   */
   protected existingDatabase(): string | null {
-    const refusal = databaseUrlRefusal(this.db);
-    if (refusal) {
-      this.context.stderr.write(refusal);
+    const location = databaseLocation(this.db, this.context.env, svcHome(this.context.env));
+    if ('refusal' in location) {
+      this.context.stderr.write(location.refusal);
       return null;
     }
-    const path = this.db ?? join(svcHome(this.context.env), 'server.db');
-    if (existsSync(path)) return path;
-    this.context.stderr.write(`svc: no database at ${path}: run \`svc serve\` once to create it, or give --db.\n`);
+    if (location.kind === 'url' || existsSync(location.path)) return locationText(location);
+    this.context.stderr.write(`svc: no database at ${location.path}: run \`svc serve\` once to create it, or give --db.\n`);
     return null;
   }
 

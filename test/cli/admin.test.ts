@@ -137,17 +137,65 @@ describe('svc admin credits grant', () => {
 
 
 describe('--db with a database URL', () => {
-  it.each([
+  const commands: [string, string[]][] = [
     ['serve', ['serve', '--port', '0']],
     ['serve --check', ['serve', '--check']],
     ['admin developers list', ['admin', 'developers', 'list']],
     ['admin credits grant', ['admin', 'credits', 'grant', '--promotions', '--credits', '1']],
-  ])('svc %s refuses it in one line, exit 2, and creates no file', async (_, args) => {
-    const home = tempDir();
-    const result = await runSvc([...args, '--db', 'postgres://postgres@127.0.0.1:5432/svc'], { home });
+    ['admin migrate', ['admin', 'migrate']],
+  ];
+
+  it.each(commands)('svc %s refuses a URL of another database in one line, exit 2', async (_, args) => {
+    const result = await runSvc([...args, '--db', 'mysql://root@127.0.0.1:3306/svc'], { home: tempDir() });
     expect(result.code, explain(result)).toBe(2);
     expect(result.stderr).toBe(
-      'svc: --db postgres://… is a database URL; this version stores data only in a SQLite file (--db /path/to/server.db).\n',
+      'svc: mysql://… is not a database svc can use: give a SQLite file (--db /path/to/server.db) or a PostgreSQL URL (postgres://user@host:5432/db).\n',
     );
+  });
+
+  it.each(commands)('svc %s says in one line that a PostgreSQL URL is malformed or unreachable', async (_, args) => {
+    const cases: [string, RegExp][] = [
+      ['postgres://user@:5432/svc', /Not a database URL: "postgres:\/\/user@:5432\/svc"/],
+      ['postgres:///svc', /names no host/],
+      ['postgres://postgres@127.0.0.1:5432', /names no database/],
+      ['postgres://postgres@127.0.0.1:9/svc', /Cannot reach PostgreSQL at 127\.0\.0\.1:9 \(ECONNREFUSED\)/],
+    ];
+    for (const [url, message] of cases) {
+      const result = await runSvc([...args, '--db', url], { home: tempDir() });
+      expect(result.code, `${url}: ${explain(result)}`).toBeGreaterThan(0);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
+    }
+  });
+
+  it('svc serve refuses a pool of fewer than two connections (SVC_PG_POOL) before connecting', async () => {
+    for (const pool of ['1', 'ten']) {
+      const result = await runSvc(['serve', '--port', '0', '--db', 'postgres://postgres@127.0.0.1:9/svc'], { home: tempDir(), env: { SVC_PG_POOL: pool } });
+      expect(result.code, explain(result)).toBe(2);
+      expect(result.stderr).toBe(`svc: cannot start the server: SVC_PG_POOL must be a whole number from 2 to 1000 (got "${pool}").\n`);
+    }
+  });
+
+  it('SVC_DATABASE_URL is the database when --db is not given', async () => {
+    const result = await runSvc(['admin', 'migrate'], { home: tempDir(), env: { SVC_DATABASE_URL: 'postgres://postgres@127.0.0.1:9/svc' } });
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stderr).toMatch(/Cannot reach PostgreSQL at 127\.0\.0\.1:9/);
+  });
+});
+
+describe('svc admin migrate', () => {
+  it('brings a SQLite database up to date and says its version; a newer one is refused in one line', async () => {
+    const home = tempDir();
+    const { db } = await serverDatabase();
+    const migrated = await runSvc(['admin', 'migrate', '--db', db], { home });
+    expect(migrated.code, explain(migrated)).toBe(0);
+    expect(migrated.json()).toEqual({ schema_version: expect.any(Number) });
+    const raw = new Database(db);
+    raw.pragma('user_version = 999');
+    raw.close();
+    const newer = await runSvc(['admin', 'migrate', '--db', db], { home });
+    expect(newer.code, explain(newer)).toBe(1);
+    expect(newer.stderr.trim().split('\n')).toHaveLength(1);
+    expect(newer.stderr).toMatch(/newer than this server/);
   });
 });

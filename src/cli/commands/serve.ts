@@ -3,10 +3,9 @@ import * as t from 'typanion';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { startBundledServer } from '../bundled-server.js';
 import { loadServer } from '../lazy.js';
-import { databaseUrlRefusal } from '../database-option.js';
+import { databaseLocation, locationText, shownLocation, type DatabaseLocation } from '../database-option.js';
 
 export class ServeCommand extends SvcCommand {
   // It talks to no server: no --api-url in its options.
@@ -14,13 +13,15 @@ export class ServeCommand extends SvcCommand {
   static override paths = [['serve']];
   static override usage = Command.Usage({
     category: 'Server',
-    description: 'Run the platform server (SQLite in ~/.svc/server.db by default)',
+    description: 'Run the platform server (SQLite in ~/.svc/server.db by default, or PostgreSQL by URL)',
     details:
       'Prints `svc server listening on http://HOST:PORT` when ready. On an empty database it creates the owner account, a default app with a starting grant and one live and one test key, prints the keys once, and saves the live key in the CLI config when none is saved yet. Stops gracefully on SIGINT or SIGTERM.\n\n' +
-      'Live payments go through Stripe when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set (plan prices from STRIPE_PRICE_<TIER>_<INTERVAL>); otherwise they are off, and credits come from `svc admin credits grant`. --payments sandbox (or SVC_PAYMENTS=sandbox) takes live payments through the built-in sandbox processor, for development. Test keys and sandbox users always pay play money through the sandbox, whose checkout and portal pages are served here. SVC_PAYMENT_WEBHOOK_SECRET fixes the sandbox webhook secret; SVC_DB_SYNCHRONOUS=full makes every commit survive a power loss (the default survives the process being killed). Provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), SVC_PROVIDERS, SVC_AGENTS and SVC_POINTS_URL are read from the environment too.',
+      'Live payments go through Stripe when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set (plan prices from STRIPE_PRICE_<TIER>_<INTERVAL>); otherwise they are off, and credits come from `svc admin credits grant`. --payments sandbox (or SVC_PAYMENTS=sandbox) takes live payments through the built-in sandbox processor, for development. Test keys and sandbox users always pay play money through the sandbox, whose checkout and portal pages are served here. SVC_PAYMENT_WEBHOOK_SECRET fixes the sandbox webhook secret; SVC_DB_SYNCHRONOUS=full makes every commit survive a power loss (the default survives the process being killed).\n\n' +
+      'With --db postgres://user@host:5432/db (or SVC_DATABASE_URL), any number of instances serve one database as one server: holds, rate limits, revocation and the billing clock are shared. Migrations are applied at start, once however many instances start together; SVC_PG_POOL sets the connections per instance (default 10). Provider keys (OPENAI_API_KEY, ANTHROPIC_API_KEY, …), SVC_PROVIDERS, SVC_AGENTS and SVC_POINTS_URL are read from the environment too.',
     examples: [
       ['Run on the defaults', 'svc serve'],
       ['Any free port, a throwaway database', 'svc serve --port 0 --db /tmp/svc.db'],
+      ['One of several instances over PostgreSQL', 'svc serve --host 0.0.0.0 --db postgres://svc@db.internal:5432/svc'],
     ],
   });
 
@@ -29,7 +30,9 @@ export class ServeCommand extends SvcCommand {
     description: 'Port (0 picks a free one)',
     validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65_535)]),
   });
-  db = Option.String('--db', { description: 'SQLite database file (default ~/.svc/server.db)' });
+  db = Option.String('--db', {
+    description: 'SQLite database file, or a PostgreSQL URL (postgres://…) for several instances; default SVC_DATABASE_URL, else ~/.svc/server.db',
+  });
   providers = Option.String('--providers', {
     description: 'Providers file (JSON: upstream providers, base URLs, key variables, prices); default SVC_PROVIDERS',
   });
@@ -48,11 +51,6 @@ export class ServeCommand extends SvcCommand {
 
   async execute(): Promise<number> {
     const { stdout, stderr } = this.context;
-    const refusal = databaseUrlRefusal(this.db);
-    if (refusal) {
-      stderr.write(refusal);
-      return ExitCode.usage;
-    }
     let config;
     try {
       config = await this.config();
@@ -65,13 +63,18 @@ export class ServeCommand extends SvcCommand {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    if (this.check) return this.checkLedger(config.home);
+    const location = databaseLocation(this.db, this.context.env, config.home);
+    if ('refusal' in location) {
+      stderr.write(location.refusal);
+      return ExitCode.usage;
+    }
+    if (this.check) return this.checkLedger(location);
     let started;
     try {
       started = await startBundledServer(config, {
         host: this.host,
         port: this.port,
-        ...(this.db ? { db: this.db } : {}),
+        db: locationText(location),
         startingCredits: this.startingCredits,
         ...(this.providers ? { providersFile: this.providers } : {}),
         ...(this.payments ? { payments: this.payments } : {}),
@@ -107,17 +110,17 @@ export class ServeCommand extends SvcCommand {
     return ExitCode.ok;
   }
 
-  private async checkLedger(home: string): Promise<number> {
+  private async checkLedger(location: DatabaseLocation): Promise<number> {
     const { stdout, stderr } = this.context;
     const { checkLedger } = await loadServer();
-    const dbPath = this.db ?? join(home, 'server.db');
-    if (!existsSync(dbPath)) {
+    const dbPath = shownLocation(location);
+    if (location.kind === 'file' && !existsSync(location.path)) {
       stderr.write(`svc: no database at ${dbPath}\n`);
       return ExitCode.usage;
     }
     let report;
     try {
-      report = await checkLedger(dbPath);
+      report = await checkLedger(locationText(location));
     } catch (error) {
       stderr.write(`svc: ${(error as Error).message}\n`);
       return ExitCode.apiError;
