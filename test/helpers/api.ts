@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { z } from 'zod';
 import type { AppCreateBody } from '../../src/contract/schemas/apps.js';
 import { creditsToMicro } from '../../server/store/money.js';
@@ -15,18 +15,26 @@ export function appPath(appUuid: string, ...rest: string[]): string {
 }
 
 /**
- * A fresh server (in-memory database, manual clock) for every test of the calling file. The
+ * A fresh server (in-memory database, manual clock) for every test of the calling file, or with
+ * `scope: 'file'` one for all of them (for tests that change nothing another test reads). The
  * returned object stands for the current test's server, so tests read `t.call(…)`.
  */
-export function useTestServer(options: Parameters<typeof startTestServer>[0] = {}): TestServer {
+export function useTestServer(options: Parameters<typeof startTestServer>[0] = {}, { scope = 'test' }: { scope?: 'test' | 'file' } = {}): TestServer {
   let current: TestServer | undefined;
-  beforeEach(async () => {
+  const start = async () => {
     current = await startTestServer(options);
-  });
-  afterEach(async () => {
+  };
+  const stop = async () => {
     await current?.close();
     current = undefined;
-  });
+  };
+  if (scope === 'file') {
+    beforeAll(start);
+    afterAll(stop);
+  } else {
+    beforeEach(start);
+    afterEach(stop);
+  }
   return new Proxy({} as TestServer, {
     get(_target, property) {
       if (!current) throw new Error('the test server only exists inside a test');

@@ -1,0 +1,79 @@
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { explain, removeTempDirs, runSvc, tempDir } from '../helpers/cli.js';
+import { emptySchema, freshSchema, testDatabaseUrl } from '../helpers/postgres.js';
+
+/** The operator's commands against a PostgreSQL URL, and the one-line refusals of a bad one. */
+
+afterAll(removeTempDirs);
+
+/** The test database's URL with another user, database or schema. */
+function variant(change: (url: URL) => void): string {
+  const url = new URL(testDatabaseUrl!);
+  change(url);
+  return url.href;
+}
+
+describe.skipIf(!testDatabaseUrl)('svc admin and svc serve --check on PostgreSQL', () => {
+  it('migrate, create and list developers, grant, and check the ledger', async () => {
+    const schema = await freshSchema();
+    try {
+      const home = tempDir();
+      const migrated = await runSvc(['admin', 'migrate', '--db', schema.url], { home });
+      expect(migrated.code, explain(migrated)).toBe(0);
+      expect(migrated.json()).toEqual({ schema_version: 1 });
+
+      const created = await runSvc(['admin', 'developers', 'create', '--name', 'Acme', '--db', schema.url], { home });
+      expect(created.code, explain(created)).toBe(0);
+      const appUuid = created.json().app_uuid as string;
+      const listed = await runSvc(['admin', 'developers', 'list'], { home, env: { SVC_DATABASE_URL: schema.url } });
+      expect(listed.code, explain(listed)).toBe(0);
+      expect(listed.json()).toMatchObject({ total: 1, data: [{ name: 'Acme', apps: 1 }] });
+
+      const granted = await runSvc(['admin', 'credits', 'grant', '--app', appUuid, '--credits', '12.5', '--db', schema.url], { home });
+      expect(granted.code, explain(granted)).toBe(0);
+      expect(granted.json()).toMatchObject({ granted_credits: 12.5, balance_credits: 12.5 });
+
+      const check = await runSvc(['serve', '--check', '--db', schema.url], { home });
+      expect(check.code, explain(check)).toBe(0);
+      expect(check.stdout).toContain('= 12.5 credits in live balances');
+    } finally {
+      await schema.drop();
+    }
+  });
+
+  it('a database with a newer schema is refused in one line, by serve and by the admin commands', async () => {
+    const schema = await emptySchema();
+    const sql = postgres(schema.url, { max: 1, onnotice: () => {} });
+    try {
+      const home = tempDir();
+      expect((await runSvc(['admin', 'migrate', '--db', schema.url], { home })).code).toBe(0);
+      await sql`INSERT INTO svc_schema (version, name) VALUES (999, 'from the future')`;
+      for (const args of [['admin', 'migrate'], ['admin', 'developers', 'list'], ['serve', '--check'], ['serve', '--port', '0']]) {
+        const result = await runSvc([...args, '--db', schema.url], { home });
+        expect(result.code, `${args.join(' ')}: ${explain(result)}`).toBeGreaterThan(0);
+        expect(result.stderr).toMatch(/schema version 999, newer than this svc \(1\); upgrade svc/);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      }
+    } finally {
+      await sql.end();
+      await schema.drop();
+    }
+  });
+
+  it('wrong credentials and a missing database are one line each, naming what is wrong', async () => {
+    const home = tempDir();
+    const cases: [string, RegExp][] = [
+      [variant((url) => (url.username = 'no_such_role')), /refused user "no_such_role"/],
+      [variant((url) => (url.pathname = '/svc_no_such_database')), /has no such database/],
+    ];
+    for (const [url, message] of cases) {
+      for (const args of [['admin', 'migrate'], ['serve', '--port', '0']]) {
+        const result = await runSvc([...args, '--db', url], { home });
+        expect(result.code, `${args.join(' ')} ${url}: ${explain(result)}`).toBeGreaterThan(0);
+        expect(result.stderr).toMatch(message);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      }
+    }
+  });
+});
