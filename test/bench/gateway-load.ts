@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import postgres from 'postgres';
 import { Client, Pool } from 'undici';
 import type { startServer as StartServer } from '../../server/app.js';
 import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
@@ -117,14 +118,18 @@ async function proxyChild(): Promise<void> {
   });
 }
 
-/** Child: svc as `svc serve` runs it (the built bundle), on a SQLite file, with a priced model on the fake upstream. */
+/**
+ * Child: svc as `svc serve` runs it (the built bundle), with a priced model on the fake upstream,
+ * on a SQLite file or on the PostgreSQL database `BENCH_SVC_DB` (where a second instance joins
+ * the first: it creates no owner, and the first one's key works on it).
+ */
 async function svcChild(): Promise<void> {
   const dir = requiredEnv('BENCH_SVC_DIR');
   const bundle = join(REPO, 'dist/server/app.js');
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run build (npm run bench does)`);
   const { startServer } = (await import(pathToFileURL(bundle).href)) as { startServer: typeof StartServer };
   const server = await startServer({
-    dbPath: join(dir, 'svc.db'),
+    dbPath: process.env.BENCH_SVC_DB ?? join(dir, 'svc.db'),
     port: 0,
     providersFile: join(dir, 'providers.json'),
     env: { [KEY_ENV]: 'sk-bench-upstream-key' },
@@ -135,8 +140,8 @@ async function svcChild(): Promise<void> {
     rateLimitTokensPerMinute: 1_000_000_000,
     log: (line) => process.stderr.write(`svc: ${line}\n`),
   });
-  if (!server.bootstrap) throw new Error('svc: expected a fresh database');
-  reportReady({ url: server.url, key: server.bootstrap.liveKey }, () => server.close());
+  if (!server.bootstrap && !process.env.BENCH_SVC_DB) throw new Error('svc: expected a fresh database');
+  reportReady({ url: server.url, key: server.bootstrap?.liveKey }, () => server.close());
 }
 
 /** The processes this benchmark starts (index.ts runs the bundle again in one of these roles). */
@@ -146,14 +151,17 @@ export const gatewayLoadChildren: Record<string, () => Promise<void>> = {
   'gateway-load/svc': svcChild,
 };
 
+const SVC_TARGETS = ['svc', 'svc pg', 'svc pg ×2'] as const;
+
 interface Target {
-  name: 'direct' | 'bare proxy' | 'svc';
-  origin: string;
+  name: 'direct' | 'bare proxy' | (typeof SVC_TARGETS)[number];
+  /** Several for instances behind a balancer: the load's connections take turns among them. */
+  origins: string[];
   path: string;
   model: string;
   headers: Record<string, string>;
-  /** The process that answers (for `direct`, the upstream's). */
-  pid: number | undefined;
+  /** The processes that answer (for `direct`, the upstream's). */
+  pids: (number | undefined)[];
 }
 
 const MODES = ['non-streamed', 'streamed'] as const;
@@ -200,7 +208,7 @@ function problemWith(text: string, mode: Mode, model: string): string | null {
 
 async function verify(target: Target, mode: Mode): Promise<void> {
   const { path, headers, body } = chatRequest(target, mode);
-  const { status, text } = await exchange(target.origin, path, { method: 'POST', headers, body });
+  const { status, text } = await exchange(target.origins[0] as string, path, { method: 'POST', headers, body });
   const problem = status === 200 ? problemWith(text, mode, target.model) : `status ${status}`;
   if (problem) throw new Error(`gateway-load: ${target.name} answered a ${mode} chat wrongly (${problem}): ${text.slice(0, 300)}`);
 }
@@ -222,7 +230,7 @@ function summarize(result: LoadResult): Summary {
     p99: percentile(result.latencies, 99),
     ttfb50: percentile(result.firstBytes, 50),
     failures: result.failures,
-    cpuPerRequest: (result.cpu[0] ?? Number.NaN) / (result.ok + result.failures),
+    cpuPerRequest: result.cpu.reduce((sum, seconds) => sum + seconds, 0) / (result.ok + result.failures),
   };
 }
 
@@ -241,7 +249,7 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
     for (const { name } of targets) {
       const row = get(name, mode);
       const vsDirect = name !== 'direct';
-      const vsProxy = name === 'svc';
+      const vsProxy = name !== 'direct' && name !== 'bare proxy';
       rows.push([
         name,
         mode,
@@ -257,13 +265,15 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
         vsProxy ? plusMs(row.p50 - proxy.p50) : '',
       ]);
     }
-    const svc = get('svc', mode);
-    const ratio = svc.rps / proxy.rps;
-    const added = svc.p50 - proxy.p50;
-    verdicts.push(
-      `  ${mode}: req/s ${percent(ratio)} of the bare proxy's ${verdict(ratio >= MIN_RPS_RATIO)}; ` +
-        `p50 ${plusMs(added)} over it ${verdict(added <= MAX_P50_ADDED_MS)}`,
-    );
+    for (const { name } of targets.filter((target) => target.name.startsWith('svc'))) {
+      const svc = get(name, mode);
+      const ratio = svc.rps / proxy.rps;
+      const added = svc.p50 - proxy.p50;
+      verdicts.push(
+        `  ${name}, ${mode}: req/s ${percent(ratio)} of the bare proxy's ${verdict(ratio >= MIN_RPS_RATIO)}; ` +
+          `p50 ${plusMs(added)} over it ${verdict(added <= MAX_P50_ADDED_MS)}`,
+      );
+    }
   }
   const failures = [...results.entries()].filter(([key]) => key.startsWith(`${connections} `)).reduce((sum, [, s]) => sum + s.failures, 0);
   printTable(
@@ -277,19 +287,49 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
 }
 
 /**
- * Load on loopback against a fake upstream, three targets side by side: the upstream directly, a
- * bare pass-through proxy, and svc; chat completions, non-streamed and streamed. The upstream and
- * each target run in processes of their own; the load comes from this one. `BENCH_SECONDS` sets
- * the measured time per case, `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and
- * `BENCH_CPU_PROF=DIR` writes a CPU profile of the svc process into DIR.
+ * A fresh PostgreSQL database for the svc-on-PostgreSQL targets (dropped after the run), on the
+ * server of BENCH_DATABASE_URL, else SVC_TEST_DATABASE_URL, else the local one; null (those
+ * targets skipped) when none answers.
+ */
+async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const server = process.env.BENCH_DATABASE_URL ?? process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = postgres(server, { max: 1, onnotice: () => {}, connect_timeout: 3 });
+  const name = `svc_bench_${Date.now()}_${process.pid}`;
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    process.stdout.write(`PostgreSQL at ${server.replace(/:[^:@/]*@/, ':***@')} did not answer (${(error as Error).message}): the PostgreSQL rows are skipped.\n`);
+    await admin.end({ timeout: 1 });
+    return null;
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * Load on loopback against a fake upstream, side by side: the upstream directly, a bare
+ * pass-through proxy, svc on SQLite, svc on PostgreSQL, and two svc instances on one PostgreSQL
+ * database (the load's connections alternate between them, as behind a round-robin balancer);
+ * chat completions, non-streamed and streamed. The upstream and each target run in processes of
+ * their own; the load comes from this one. `BENCH_SECONDS` sets the measured time per case,
+ * `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and `BENCH_CPU_PROF=DIR` writes a CPU
+ * profile of the SQLite svc process into DIR.
  */
 export async function gatewayLoad(): Promise<void> {
   const dir = tempHome('svc-bench-load-');
   const children: BenchChild<{ url: string; key?: string }>[] = [];
   const results = new Map<string, Summary>();
   let targets: Target[] = [];
-  let served = 0;
-  let usageRows: unknown = null;
+  const served = new Map<string, number>();
+  const usageRows = new Map<string, unknown>();
+  const database = await benchDatabase();
   try {
     const upstream = await startChild<{ url: string }>('gateway-load/upstream');
     children.push(upstream);
@@ -306,56 +346,83 @@ export async function gatewayLoad(): Promise<void> {
     const proxy = await startChild<{ url: string }>('gateway-load/proxy', { env: { BENCH_UPSTREAM_URL: upstream.info.url } });
     children.push(proxy);
     const profile = process.env.BENCH_CPU_PROF;
-    const svc = await startChild<{ url: string; key: string }>('gateway-load/svc', {
-      env: { BENCH_SVC_DIR: dir },
-      nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+    const startSvc = async (env: Record<string, string>, nodeArgs: string[] = []) => {
+      const child = await startChild<{ url: string; key?: string }>('gateway-load/svc', { env: { BENCH_SVC_DIR: dir, ...env }, nodeArgs });
+      children.push(child);
+      return child;
+    };
+    const svcTarget = (name: Target['name'], instances: BenchChild<{ url: string; key?: string }>[], key: string): Target => ({
+      name,
+      origins: instances.map((instance) => instance.info.url),
+      path: '/api/v1/chat/completions',
+      model: `${PROVIDER}/${MODEL}`,
+      headers: { authorization: `Bearer ${key}` },
+      pids: instances.map((instance) => instance.child.pid),
     });
-    children.push(svc);
-    const auth = { authorization: `Bearer ${svc.info.key}` };
+    const svc = await startSvc({}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
     targets = [
-      { name: 'direct', origin: upstream.info.url, path: '/v1/chat/completions', model: MODEL, headers: {}, pid: upstream.child.pid },
-      { name: 'bare proxy', origin: proxy.info.url, path: '/v1/chat/completions', model: MODEL, headers: {}, pid: proxy.child.pid },
-      {
-        name: 'svc',
-        origin: svc.info.url,
-        path: '/api/v1/chat/completions',
-        model: `${PROVIDER}/${MODEL}`,
-        headers: auth,
-        pid: svc.child.pid,
-      },
+      { name: 'direct', origins: [upstream.info.url], path: '/v1/chat/completions', model: MODEL, headers: {}, pids: [upstream.child.pid] },
+      { name: 'bare proxy', origins: [proxy.info.url], path: '/v1/chat/completions', model: MODEL, headers: {}, pids: [proxy.child.pid] },
+      svcTarget('svc', [svc], svc.info.key as string),
     ];
-    for (const target of targets) for (const mode of MODES) await verify(target, mode);
-    served = MODES.length;
+    // Each PostgreSQL target is measured alone: instances of a target not under load would only
+    // take CPU from the one that is (two cores here).
+    const pgTargets = database ? (['svc pg', 'svc pg ×2'] as const) : [];
 
-    for (const connections of CONNECTIONS) {
-      for (const mode of MODES) {
-        for (const target of targets) {
+    const measure = async (target: Target) => {
+      for (const mode of MODES) await verify(target, mode);
+      served.set(target.name, MODES.length);
+      for (const connections of CONNECTIONS) {
+        for (const mode of MODES) {
           const result = await runLoad({
-            origin: target.origin,
+            origin: target.origins,
             request: chatRequest(target, mode),
             connections,
             warmupMs: WARMUP_SECONDS * 1000,
             durationMs: SECONDS * 1000,
-            pids: [target.pid],
+            pids: target.pids,
           });
-          if (target.name === 'svc') served += result.served;
+          served.set(target.name, (served.get(target.name) ?? 0) + result.served);
           results.set(`${connections} ${target.name} ${mode}`, summarize(result));
         }
       }
+      // Every answered request has its usage row (settled in the same transaction as the charge).
+      const usage = await exchange(target.origins[0] as string, '/api/v1/usage/models', { method: 'GET', headers: target.headers });
+      usageRows.set(
+        target.name,
+        (JSON.parse(usage.text) as { data?: { model: string; requests: number }[] }).data?.find((row) => row.model === `${PROVIDER}/${MODEL}`)?.requests,
+      );
+    };
+    for (const target of targets) await measure(target);
+    for (const name of pgTargets) {
+      // A schema of its own per target: the usage rows counted are this target's.
+      const schema = name === 'svc pg' ? 'one' : 'two';
+      const admin = postgres(database!.url, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`CREATE SCHEMA ${schema}`);
+      await admin.end();
+      const schemaUrl = new URL(database!.url);
+      schemaUrl.searchParams.set('search_path', schema);
+      const first = await startSvc({ BENCH_SVC_DB: schemaUrl.href });
+      const instances = [first];
+      if (name === 'svc pg ×2') instances.push(await startSvc({ BENCH_SVC_DB: schemaUrl.href }));
+      const target = svcTarget(name, instances, first.info.key as string);
+      targets.push(target);
+      await measure(target);
+      await Promise.all(instances.map((instance) => instance.stop()));
     }
-    // Every answered request has its usage row (settled in the same transaction as the charge).
-    const usage = await exchange(svc.info.url, '/api/v1/usage/models', { method: 'GET', headers: auth });
-    usageRows = (JSON.parse(usage.text) as { data?: { model: string; requests: number }[] }).data?.find(
-      (row) => row.model === `${PROVIDER}/${MODEL}`,
-    )?.requests;
   } finally {
     await Promise.all(children.map((child) => child.stop()));
+    await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
   for (const connections of CONNECTIONS) report(connections, results, targets);
   process.stdout.write(
-    '\ndirect: the fake upstream; bare proxy: node:http + undici, bytes passed through; svc: auth, hold, settle and usage row on a SQLite file.\n' +
-      'Latency is to the end of the answer; ttfb to the first byte of its body; cpu/req is the CPU time of the answering process per request.\n',
+    '\ndirect: the fake upstream; bare proxy: node:http + undici, bytes passed through; svc: auth, hold, settle and usage row on a SQLite file;\n' +
+      'svc pg: the same on PostgreSQL; svc pg ×2: two instances on one PostgreSQL database, the connections alternating between them.\n' +
+      'Latency is to the end of the answer; ttfb to the first byte of its body; cpu/req is the CPU time of the answering processes per request\n' +
+      '(for svc pg, PostgreSQL\'s own CPU is not counted).\n',
   );
-  process.stdout.write(`svc usage rows: ${usageRows} for ${served} requests it answered 200 ${verdict(usageRows === served)}\n`);
+  for (const [name, rows] of usageRows) {
+    process.stdout.write(`${name} usage rows: ${rows} for ${served.get(name)} requests it answered 200 ${verdict(rows === served.get(name))}\n`);
+  }
 }

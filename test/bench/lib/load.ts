@@ -9,8 +9,8 @@ export interface LoadRequest {
 }
 
 export interface LoadOptions {
-  /** e.g. `http://127.0.0.1:8787`: loopback only. */
-  origin: string;
+  /** e.g. `http://127.0.0.1:8787`: loopback only. Several: the connections take turns among them (a round-robin balancer). */
+  origin: string | string[];
   request: LoadRequest;
   /** Keep-alive connections, each with one request at a time in flight. */
   connections: number;
@@ -44,17 +44,19 @@ export interface LoadResult {
  * send again, first for `warmupMs` (not measured), then for `durationMs`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d+)?$/.test(options.origin)) {
-    throw new Error(`load only goes to loopback addresses, not ${options.origin}`);
+  const origins = typeof options.origin === 'string' ? [options.origin] : options.origin;
+  for (const origin of origins) {
+    if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d+)?$/.test(origin)) throw new Error(`load only goes to loopback addresses, not ${origin}`);
   }
   const maxRequests = options.maxRequests ?? 1_000_000;
-  const pool = new Pool(options.origin, { connections: options.connections, keepAliveTimeout: 30_000 });
+  const pools = origins.map((origin) => new Pool(origin, { connections: Math.ceil(options.connections / origins.length), keepAliveTimeout: 30_000 }));
   const { path, headers, body } = options.request;
   const result: LoadResult = { ok: 0, failures: 0, seconds: 0, latencies: [], firstBytes: [], served: 0, cpu: [] };
 
   async function phase(ms: number, measured: boolean): Promise<void> {
     const end = performance.now() + ms;
-    const worker = async () => {
+    const worker = async (_: unknown, index: number) => {
+      const pool = pools[index % pools.length] as Pool;
       while (performance.now() < end && (!measured || result.ok + result.failures < maxRequests)) {
         const started = performance.now();
         let firstByte = 0;
@@ -95,7 +97,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     result.seconds = (performance.now() - started) / 1000;
     result.cpu = pids.map((pid, i) => cpuSeconds(pid) - (cpuBefore[i] as number));
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
   return result;
 }
