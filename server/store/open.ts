@@ -10,7 +10,10 @@ import type { Store } from './types.js';
 export async function openStore(location: string, options: { synchronous?: Synchronous; poolSize?: number } = {}): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import('./postgres/index.js');
-    return openPostgresStore(location, options.poolSize === undefined ? {} : { poolSize: options.poolSize });
+    return openPostgresStore(location, {
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+    });
   }
   const { createSqliteStore } = await import('./sqlite/index.js');
   return createSqliteStore(location, options);

@@ -386,7 +386,8 @@ export async function gatewayLoad(): Promise<void> {
           results.set(`${connections} ${target.name} ${mode}`, summarize(result));
         }
       }
-      // Every answered request has its usage row (settled in the same transaction as the charge).
+      // Every request svc answered has its usage row (settled in the same transaction as the charge).
+      if (!target.name.startsWith('svc')) return;
       const usage = await exchange(target.origins[0] as string, '/api/v1/usage/models', { method: 'GET', headers: target.headers });
       usageRows.set(
         target.name,

@@ -24,6 +24,12 @@ function shown(url: URL) {
 export interface PostgresOptions {
   /** Connections in the pool: a 2-core instance gains nothing past about 10 (see README). */
   poolSize?: number;
+  /**
+   * As for SQLite (SVC_DB_SYNCHRONOUS): `normal`, the default, commits without waiting for the
+   * disk (synchronous_commit off: a commit survives svc being killed, and PostgreSQL's own crash
+   * loses at most its last fraction of a second, never consistency); `full` waits for the flush.
+   */
+  synchronous?: 'normal' | 'full';
   /** Seconds to wait for a connection before giving up. */
   connectTimeoutSeconds?: number;
 }
@@ -68,6 +74,7 @@ export async function openPostgres(urlText: string, options: PostgresOptions = {
       idle_timeout: 60,
       types,
       onnotice: () => {},
+      connection: { synchronous_commit: options.synchronous === 'full' ? 'on' : 'off' },
     });
   } catch (error) {
     throw explain(error, url);

@@ -41,7 +41,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     apps: createAppsRepository(sql, ledger, keyCache),
     apiKeys: createApiKeysRepository(sql, keyCache),
     users: createUsersRepository(sql, ledger, accounts),
-    metering: createMeteringRepository(sql, ledger, accounts, instance.instanceId),
+    metering: createMeteringRepository(sql, accounts, instance.instanceId),
     usage: createUsageRepository(sql),
     responses: createResponsesRepository(sql, instance.instanceId),
     signingKeys: createSigningKeysRepository(sql),

@@ -1,16 +1,15 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
-import type { Ledger } from './ledger.js';
-import { insertUsage } from './usage.js';
+import { USAGE_COLUMNS } from './usage.js';
 import type { HoldResult, Store } from '../types.js';
 
 /**
  * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
  * minus what is already held must cover it) plus its row in `holds`, in one statement, so no
  * interleaving of instances can reserve more than the balance. Settling removes the hold and
- * charges in one transaction, with the ledger entry and the usage row.
+ * charges in one statement, with the ledger entry and the usage row.
  */
-export function createMeteringRepository(sql: Sql, ledger: Ledger, accounts: Accounts, instanceId: string): Store['metering'] {
+export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceId: string): Store['metering'] {
   /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
   async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null) {
     const reserved = await q`
@@ -68,34 +67,42 @@ export function createMeteringRepository(sql: Sql, ledger: Ledger, accounts: Acc
 
     async settle(payer, _heldMicro, costMicro, usage) {
       const accountId = await accounts.of(payer);
-      return sql.begin(async (tx) => {
-        // The hold ends as its charge is written, not before. It may be gone already: the
-        // instance that made it was taken for dead and its holds released.
-        const [released] = await tx<{ amount_micro: number }[]>`
+      // One statement, so one round trip and atomic: the hold ends (it may be gone already: the
+      // instance that made it was taken for dead and its holds released), the account row is
+      // locked, the charge is what the balance allows beside the other holds, and the ledger
+      // entry, the user's spend and the usage row (what it cost and what was charged: a
+      // shortfall stays visible to svc serve --check) are written with it.
+      const [row] = await sql<{ charged: number }[]>`
+        WITH released AS (
           DELETE FROM holds WHERE id = (
             SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
-          ) RETURNING amount_micro`;
-        const [account] = await tx<{ balance_micro: number; held_micro: number }[]>`
-          UPDATE accounts SET held_micro = held_micro - ${released?.amount_micro ?? 0}
-          WHERE id = ${accountId} RETURNING balance_micro, held_micro`;
-        const available = Math.max(0, (account?.balance_micro ?? 0) - (account?.held_micro ?? 0));
-        const charged = Math.min(costMicro, available);
-        if (charged > 0) {
-          await ledger.post(tx, accountId, {
-            amountMicro: -charged,
-            kind: 'inference',
-            idempotencyKey: `usage:${usage.requestId}`,
-            reference: `${usage.provider}/${usage.model}`,
-            at: usage.at,
-          });
-          if (usage.address) {
-            await tx`UPDATE app_users SET spent_micro = spent_micro + ${charged} WHERE app_uuid = ${usage.appUuid} AND address = ${usage.address}`;
-          }
-        }
-        // Both what it cost and what was charged: a shortfall stays visible (svc serve --check).
-        await insertUsage(tx, { ...usage, costMicro, chargedMicro: charged });
-        return { chargedMicro: charged };
-      });
+          ) RETURNING amount_micro
+        ), account AS (
+          SELECT id, balance_micro, held_micro - COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS held_after
+          FROM accounts WHERE id = ${accountId} FOR UPDATE
+        ), charge AS (
+          SELECT id, held_after, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - held_after))::bigint AS charged FROM account
+        ), moved AS (
+          UPDATE accounts SET held_micro = charge.held_after, balance_micro = accounts.balance_micro - charge.charged
+          FROM charge WHERE accounts.id = charge.id RETURNING accounts.balance_micro, charge.charged
+        ), entry AS (
+          INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
+          SELECT ${accountId}, -charged, balance_micro, 'inference', ${`usage:${usage.requestId}`},
+                 ${`${usage.provider}/${usage.model}`}, ${usage.at}
+          FROM moved WHERE charged > 0
+        ), spend AS (
+          UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved)
+          WHERE app_uuid = ${usage.appUuid} AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
+        ), usage AS (
+          INSERT INTO usage_events (${sql.unsafe(USAGE_COLUMNS)})
+          SELECT ${usage.requestId}, ${usage.appUuid}, ${usage.keyId}, ${usage.address}, ${usage.provider}, ${usage.model},
+            ${usage.operation}, ${usage.inputTokens}, ${usage.outputTokens}, ${costMicro}, charged,
+            ${usage.latencyMs}, ${usage.ttftMs}, ${usage.status}, ${usage.errorCode}, ${usage.at}
+          FROM moved
+        )
+        SELECT charged FROM moved`;
+      if (!row) throw new Error(`no account ${accountId}`);
+      return { chargedMicro: row.charged };
     },
 
     async balance(payer) {

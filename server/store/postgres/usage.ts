@@ -18,10 +18,13 @@ const totals = (row: TotalsRow): UsageTotals => ({
 });
 
 /** The one INSERT of a usage row (metering writes it in the settlement's transaction). */
+/** The columns of a usage row, in the order `insertUsage` and metering's settlement give them. */
+export const USAGE_COLUMNS = `request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
+  output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at`;
+
 export async function insertUsage(q: Query, event: UsageEvent & { chargedMicro: number | null }): Promise<void> {
   await q`
-    INSERT INTO usage_events (request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
-      output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at)
+    INSERT INTO usage_events (${q.unsafe(USAGE_COLUMNS)})
     VALUES (${event.requestId}, ${event.appUuid}, ${event.keyId}, ${event.address}, ${event.provider}, ${event.model},
       ${event.operation}, ${event.inputTokens}, ${event.outputTokens}, ${event.costMicro}, ${event.chargedMicro},
       ${event.latencyMs}, ${event.ttftMs}, ${event.status}, ${event.errorCode}, ${event.at})`;
