@@ -26,8 +26,16 @@ export default defineConfig({
         ? [
             {
               extends: true,
-              // Its tests mostly wait on the database: more of them at once than there are cores.
-              test: { name: 'postgres', include: serverSuites, env: { SVC_TEST_STORE: 'postgres' }, maxWorkers: 6, sequence: { groupOrder: 1 } },
+              // Its tests mostly wait on the database: more of them at once than there are cores,
+              // each given longer, since they share the cores with PostgreSQL.
+              test: {
+                name: 'postgres',
+                include: serverSuites,
+                env: { SVC_TEST_STORE: 'postgres' },
+                maxWorkers: 4,
+                testTimeout: 60_000,
+                sequence: { groupOrder: 1 },
+              },
             },
           ]
         : []),
