@@ -4,7 +4,7 @@ import type { AnyOperation } from '../../src/contract/operation.js';
 import { NoFields } from '../../src/contract/schemas/common.js';
 import { ApiError, invalidRequest, notFound, notImplemented } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
-import { BalanceLimitError } from '../store/types.js';
+import { BalanceLimitError, StoreUnavailableError } from '../store/types.js';
 import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
 import { ClientClosedError, parseJsonBody, readBody } from './body.js';
@@ -175,6 +175,16 @@ export function createPipeline(options: PipelineOptions) {
       if (error instanceof ClientClosedError) {
         options.log(`[${requestId}] client closed the connection mid-request`);
         res.destroy();
+        return;
+      }
+      if (error instanceof StoreUnavailableError) {
+        options.log(`[${requestId}] ${error.message}`);
+        sendError(
+          res,
+          new ApiError(503, 'service_unavailable', 'The database cannot be reached right now; retry shortly.', 'database_unavailable', null, {
+            'retry-after': '1',
+          }),
+        );
         return;
       }
       if (error instanceof BalanceLimitError) {

@@ -125,6 +125,13 @@ export class InsufficientFundsError extends Error {
   }
 }
 
+/** The database cannot be reached now (a network or server outage): worth retrying, not a bug. */
+export class StoreUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`the database is unavailable: ${reason}`);
+  }
+}
+
 /** A move that would take a balance past 2^53 micro-credits, beyond exact integer arithmetic. */
 export class BalanceLimitError extends Error {
   constructor(readonly accountId: number) {

@@ -17,6 +17,7 @@ import { createTextRepository } from './text.js';
 import { createSigningKeysRepository } from './signing-keys.js';
 import { createSubscriptionsRepository } from './subscriptions.js';
 import type { Store } from '../types.js';
+import { guarded } from './outage.js';
 
 /**
  * The store for several instances over one PostgreSQL database (`svc serve --db postgres://…`):
@@ -37,20 +38,20 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   const keyCache = createKeyCache();
   let closed = false;
   return {
-    developers: createDevelopersRepository(sql),
-    apps: createAppsRepository(sql, ledger, keyCache),
-    apiKeys: createApiKeysRepository(sql, keyCache),
-    users: createUsersRepository(sql, ledger, accounts),
-    metering: createMeteringRepository(sql, accounts, instance.instanceId),
-    usage: createUsageRepository(sql),
-    responses: createResponsesRepository(sql, instance.instanceId),
-    signingKeys: createSigningKeysRepository(sql),
-    text: createTextRepository(sql),
-    coordination: { leads: (task) => instance.leads(task), exclusively: (task, work) => instance.exclusively(task, work) },
-    rateCounters: createRateCounters(sql),
-    credits: createCreditsRepository(sql, ledger, accounts),
-    checkout: createCheckoutRepository(sql, ledger, accounts),
-    subscriptions: createSubscriptionsRepository(sql),
+    developers: guarded(createDevelopersRepository(sql)),
+    apps: guarded(createAppsRepository(sql, ledger, keyCache)),
+    apiKeys: guarded(createApiKeysRepository(sql, keyCache)),
+    users: guarded(createUsersRepository(sql, ledger, accounts)),
+    metering: guarded(createMeteringRepository(sql, accounts, instance.instanceId)),
+    usage: guarded(createUsageRepository(sql)),
+    responses: guarded(createResponsesRepository(sql, instance.instanceId)),
+    signingKeys: guarded(createSigningKeysRepository(sql)),
+    text: guarded(createTextRepository(sql)),
+    coordination: guarded({ leads: (task) => instance.leads(task), exclusively: (task, work) => instance.exclusively(task, work) }),
+    rateCounters: guarded(createRateCounters(sql)),
+    credits: guarded(createCreditsRepository(sql, ledger, accounts)),
+    checkout: guarded(createCheckoutRepository(sql, ledger, accounts)),
+    subscriptions: guarded(createSubscriptionsRepository(sql)),
     async schemaVersion() {
       const [row] = await sql<{ version: number }[]>`SELECT MAX(version) AS version FROM svc_schema`;
       return row?.version ?? 0;
