@@ -120,3 +120,27 @@ for (const key of KEYS) {
     }
   });
 }
+
+describe('control characters in text the server keeps', () => {
+  // A NUL cannot be stored in PostgreSQL text at all, and any of them would garble a terminal
+  // listing the value: refused with a 400 naming the field, on either backend.
+  it.each([
+    ['POST', '/api/v1/developer/apps', { name: 'a\u0000b' }, 'name'],
+    ['POST', '/api/v1/developer/apps', { name: 'two\nlines' }, 'name'],
+    ['POST', '/api/v1/credits/purchase', { credits: 500, referral: 'r\u0000' }, 'referral'],
+    ['POST', '/api/v1/credits/purchase', { credits: 500, success_url: 'https://app.example/\u0000' }, 'success_url'],
+    ['POST', '/api/v1/credits/purchase', { credits: 500, cancel_url: 'https://app.example/\u001b[2J' }, 'cancel_url'],
+  ] as const)('%s %s %j: 400 naming %s', async (method, path, body, param) => {
+    as = {};
+    const answer = await t.call(method, path, { body });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body.error).toMatchObject({ param, code: 'invalid_value' });
+  });
+
+  it('a key name and an app rename too; surrounding whitespace is still trimmed', async () => {
+    const keys = `/api/v1/developer/apps/${t.appUuid}/api-keys`;
+    expect((await t.call('POST', keys, { body: { name: 'k\u0000' } })).body.error).toMatchObject({ param: 'name' });
+    expect((await t.call('PATCH', `/api/v1/developer/apps/${t.appUuid}`, { body: { name: 'x\u007f' } })).body.error).toMatchObject({ param: 'name' });
+    expect((await t.call('POST', keys, { body: { name: '\tspaced\n' } })).body.name).toBe('spaced');
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CheckoutSession, Credits, PositiveCredits, RedirectUrl, Timestamp } from './common.js';
+import { CheckoutSession, Credits, PlainText, PositiveCredits, RedirectUrl, Timestamp } from './common.js';
 
 export const Balance = z.object({
   credits: Credits.describe('Spendable balance'),
@@ -37,7 +37,7 @@ export const PurchaseBody = z.strictObject({
   credits: PositiveCredits.describe('Credits to buy: a pack amount or a free amount above the minimum'),
   success_url: RedirectUrl.optional().describe('Redirect after payment'),
   cancel_url: RedirectUrl.optional().describe('Redirect if payment is cancelled'),
-  referral: z.string().max(200).optional().describe('Affiliate referral ID'),
+  referral: PlainText(200).optional().describe('Affiliate referral ID'),
 });
 
 export const PointsSync = z.object({
@@ -104,7 +104,7 @@ export const CheckoutSessionBody = z.strictObject({
   price_id: z.string().min(1).optional().describe('A plan price id, in place of tier and interval'),
   success_url: RedirectUrl.optional(),
   cancel_url: RedirectUrl.optional(),
-  referral: z.string().max(200).optional(),
+  referral: PlainText(200).optional(),
 });
 
 export const PortalBody = z.strictObject({ return_url: RedirectUrl.optional() });

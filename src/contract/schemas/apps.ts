@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_ROLES } from '../operation.js';
-import { Address, AppUuid, Credits, NonNegativeCredits, PositiveCredits, Timestamp } from './common.js';
+import { Address, AppUuid, Credits, NonNegativeCredits, PlainText, PositiveCredits, Timestamp } from './common.js';
 
 export const AppType = z.enum(['standard', 'pooled_api']);
 
@@ -27,7 +27,7 @@ export const App = z.object({
   updated_at: Timestamp,
 });
 
-const AppName = z.string().trim().min(1).max(100).describe('App name');
+const AppName = PlainText(100, { trim: true }).min(1).describe('App name');
 
 const RateLimit = (what: string) =>
   z.number().int().positive().max(1_000_000_000).nullish().describe(`${what} per minute per key or user (null: the server default)`);
@@ -78,7 +78,7 @@ export const CreatedApiKey = ApiKey.extend({
 });
 
 export const ApiKeyCreateBody = z.strictObject({
-  name: z.string().trim().min(1).max(100).default('default').describe('Key name'),
+  name: PlainText(100, { trim: true }).min(1).default('default').describe('Key name'),
   is_test: z.boolean().default(false).describe('A test key (svc_test_): sandbox only, never charged; never admin'),
   role: KeyRoleSchema.default('inference').describe(
     'inference (default): inference and its own app only; read_only: reads of every app, key, user, usage and billing; admin: everything',

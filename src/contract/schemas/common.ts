@@ -23,6 +23,17 @@ export const NonNegativeCredits = z
   .max(1_000_000_000)
   .describe('Credits, 0 or more (1 credit = $0.01; six decimals are kept)');
 
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+
+/**
+ * Free text the server keeps and shows back (names, referral ids), at most `max` characters and
+ * without control characters: they would garble the terminals that list it, and a NUL cannot be
+ * stored in PostgreSQL text at all.
+ */
+export const PlainText = (max: number, { trim = false } = {}) =>
+  (trim ? z.string().trim() : z.string()).regex(NO_CONTROL_CHARACTERS, 'may not contain control characters (tabs, line breaks, NUL, …)').max(max);
+
 /** UUIDs are case-insensitive: an upper-case one names the same app. */
 export const AppUuid = z.uuid().toLowerCase().describe('App identifier (UUID)');
 
@@ -81,4 +92,8 @@ export const CheckoutSession = z.object({
   livemode: z.boolean().describe('false in test mode: paid with play money, into the test balance'),
 });
 
-export const RedirectUrl = z.url({ protocol: /^https?$/ }).describe('An http(s) URL');
+export const RedirectUrl = z
+  .url({ protocol: /^https?$/ })
+  // A browser would drop them; kept, they could not be stored in PostgreSQL text (NUL).
+  .regex(NO_CONTROL_CHARACTERS, 'may not contain control characters')
+  .describe('An http(s) URL');
