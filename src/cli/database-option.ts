@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { isPostgresUrl } from '../../server/store/location.js';
+import { isPostgresUrl, withoutPassword } from '../../server/store/location.js';
 
 /** Where the server's data is: a SQLite file, or a PostgreSQL database by URL. */
 export type DatabaseLocation = { kind: 'file'; path: string } | { kind: 'url'; url: string };
@@ -7,7 +7,7 @@ export type DatabaseLocation = { kind: 'file'; path: string } | { kind: 'url'; u
 /** The URL with its password hidden: locations are printed. */
 export function shownLocation(location: DatabaseLocation): string {
   if (location.kind === 'file') return location.path;
-  return location.url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+  return withoutPassword(location.url);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
+import { withoutPassword } from '../../server/store/location.js';
 import { Client, Pool } from 'undici';
 import type { startServer as StartServer } from '../../server/app.js';
 import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
@@ -298,7 +299,7 @@ async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } |
   try {
     await admin.unsafe(`CREATE DATABASE ${name}`);
   } catch (error) {
-    process.stdout.write(`PostgreSQL at ${server.replace(/:[^:@/]*@/, ':***@')} did not answer (${(error as Error).message}): the PostgreSQL rows are skipped.\n`);
+    process.stdout.write(`PostgreSQL at ${withoutPassword(server)} did not answer (${(error as Error).message}): the PostgreSQL rows are skipped.\n`);
     await admin.end({ timeout: 1 });
     return null;
   }

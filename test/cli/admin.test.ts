@@ -157,6 +157,8 @@ describe('--db with a database URL', () => {
     const cases: [string, RegExp][] = [
       ['postgres://user@:5432/svc', /Not a database URL: "postgres:\/\/user@:5432\/svc"/],
       ['postgres:///svc', /names no host/],
+      // The password is never printed back.
+      ['postgres://user:s3cret@:5432/svc', /Not a database URL: "postgres:\/\/user:\*\*\*@:5432\/svc"/],
       ['postgres://postgres@127.0.0.1:5432', /names no database/],
       ['postgres://postgres@127.0.0.1:9/svc', /Cannot reach PostgreSQL at 127\.0\.0\.1:9 \(ECONNREFUSED\)/],
     ];

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { pgMigrations } from './migrations.js';
-import { isPostgresUrl } from '../location.js';
+import { isPostgresUrl, withoutPassword } from '../location.js';
 
 /** BIGINT columns read as numbers: money is kept below 2^53 micro-credits (BalanceLimitError). */
 const bigintAsNumber = { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) };
@@ -14,12 +14,7 @@ export type Tx = postgres.TransactionSql<{ bigint: number }>;
 /** A PostgreSQL store could not be opened: the message is one line an operator can act on. */
 export class DatabaseSetupError extends Error {}
 
-/** The URL with its password hidden, for messages. */
-function shown(url: URL) {
-  const copy = new URL(url.href);
-  if (copy.password) copy.password = '***';
-  return copy.href;
-}
+const shown = (url: URL) => withoutPassword(url.href);
 
 export interface PostgresOptions {
   /** Connections in the pool: a 2-core instance gains nothing past about 10 (see README). */
@@ -39,7 +34,7 @@ function parseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new DatabaseSetupError(`Not a database URL: ${JSON.stringify(text)} (expected postgres://user@host:5432/database).`);
+    throw new DatabaseSetupError(`Not a database URL: ${JSON.stringify(withoutPassword(text))} (expected postgres://user@host:5432/database).`);
   }
   if (!isPostgresUrl(url.href)) throw new DatabaseSetupError(`Not a PostgreSQL URL: ${url.protocol} (expected postgres://…).`);
   if (!url.hostname && !url.searchParams.get('host')) throw new DatabaseSetupError(`The database URL names no host: ${shown(url)}.`);
