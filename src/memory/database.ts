@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 export type MemoryDb = Database.Database;
@@ -70,8 +71,20 @@ const migrations: { version: number; sql: string }[] = [
   },
 ];
 
+/**
+ * Conversations and vault entries are private: the file is created readable by its owner only,
+ * before SQLite opens it (SQLite gives the -wal and -shm files the database's permissions). A
+ * file an older svc created world-readable is narrowed, with any -wal and -shm left beside it.
+ */
+function keepPrivate(file: string): void {
+  if (file === ':memory:') return;
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
 /** Opens (or creates) a memory file in WAL mode and brings its schema up to date. */
 export function openMemoryDatabase(file: string): MemoryDb {
+  keepPrivate(file);
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
