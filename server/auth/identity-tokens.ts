@@ -37,7 +37,10 @@ const invalidToken = (message: string) => unauthorized(`The identity token is no
  */
 const unverifiable = () => unauthorized('The identity token is not valid.', 'invalid_identity_token');
 
-/** The header an end user's client sends to name its app when one identity-provider id serves several. */
+/**
+ * The header an end user's client sends to name its app when one identity-provider id serves
+ * several; without it, a token goes to the app that took the id first.
+ */
 export const APP_HEADER = 'x-svc-app';
 
 /** The claim a sandbox token carries its app in (every sandbox app verifies with the same server key). */
@@ -156,21 +159,25 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
   type ConfiguredApp = AppRecord & { idpVerificationKey: string; idpAppId: string };
 
   /**
-   * The apps a token may belong to: those with its audience as identity-provider id (one per
-   * developer), narrowed by the sandbox app claim, or by the app header when the client names one.
+   * The one app a token is checked against, among those with its audience as identity-provider id
+   * (one per developer): a sandbox token's own app (its claim), else the app the client names in
+   * the header, else the app that took the id first. So an app configured later with the same id
+   * and key is reached only by naming it, and never changes where another app's tokens land; nor
+   * does a token its senior refuses (say, signed with a key the senior has since replaced) fall
+   * through to a copy.
    */
-  async function candidatesFor(payload: JWTPayload, audience: string, appHeader: string | undefined): Promise<ConfiguredApp[]> {
-    const apps = (await deps.store.apps.findByIdpAppId(audience)).filter(
+  async function appFor(payload: JWTPayload, audience: string, appHeader: string | undefined): Promise<ConfiguredApp | undefined> {
+    // Listed in the order they took the id, earliest first.
+    let holders = (await deps.store.apps.findByIdpAppId(audience)).filter(
       (app): app is ConfiguredApp => app.idpVerificationKey !== null && app.idpAppId !== null,
     );
-    let chosen = apps;
-    if (isSandboxIdp(audience)) chosen = chosen.filter((app) => app.appUuid === payload[SANDBOX_APP_CLAIM]);
-    if (appHeader !== undefined) chosen = chosen.filter((app) => app.appUuid === appHeader.toLowerCase());
-    return chosen;
+    if (isSandboxIdp(audience)) holders = holders.filter((app) => app.appUuid === payload[SANDBOX_APP_CLAIM]);
+    if (appHeader !== undefined) holders = holders.filter((app) => app.appUuid === appHeader.toLowerCase());
+    return holders[0];
   }
 
-  /** The token's verified claims for this app, or why the app refuses it. */
-  async function verifyFor(token: string, app: ConfiguredApp): Promise<{ payload: JWTPayload } | { refusal: ApiError }> {
+  /** The token's verified claims for this app; 401 saying why the app refuses it. */
+  async function verifiedClaims(token: string, app: ConfiguredApp): Promise<JWTPayload> {
     const verifier = await verifierOf(app);
     try {
       const { payload } = await jwtVerify(token, verifier.key, {
@@ -182,9 +189,9 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         currentDate: deps.clock.now(),
       });
-      return { payload };
+      return payload;
     } catch (error) {
-      return { refusal: explain(error, verifier.issuer) };
+      throw explain(error, verifier.issuer);
     }
   }
 
@@ -193,24 +200,13 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
     const claims = claimsOf(token);
     const audience = claims && audienceOf(claims);
     if (!claims || !audience) throw unverifiable();
-    const verified: { app: ConfiguredApp; payload: JWTPayload }[] = [];
-    let refusal: ApiError | undefined;
-    for (const app of await candidatesFor(claims, audience, appHeader)) {
-      const result = await verifyFor(token, app);
-      if ('payload' in result) verified.push({ app, payload: result.payload });
-      // A claim problem (expired, …) means the signature held: worth telling over "not valid".
-      else if (!refusal || refusal.message === unverifiable().message) refusal = result.refusal;
-    }
-    if (verified.length > 1) {
-      throw invalidToken(`more than one app accepts it; name yours in the ${APP_HEADER} header (its app_uuid).`);
-    }
-    const match = verified[0];
-    if (!match) throw refusal ?? unverifiable();
-    const address = walletOf(match.payload);
+    const app = await appFor(claims, audience, appHeader);
+    if (!app) throw unverifiable();
+    const address = walletOf(await verifiedClaims(token, app));
     if (!address) {
       throw invalidToken("its linked_accounts hold no 'wallet' or 'smart_wallet' account with a 0x address; the user needs a wallet.");
     }
-    return { app: match.app, address, sandbox: isSandboxIdp(match.app.idpAppId) };
+    return { app, address, sandbox: isSandboxIdp(app.idpAppId) };
   }
 
   return {

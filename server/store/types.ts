@@ -347,7 +347,8 @@ export interface Store {
     ): Promise<AppRecord | 'taken'>;
     /**
      * The live apps whose identity-provider app id is this (an identity token's audience): at most
-     * one per developer, so usually one.
+     * one per developer, so usually one; in the order they took the id, earliest first (an app
+     * keeps its place while it keeps the id, whatever key it sets).
      */
     findByIdpAppId(idpAppId: string): Promise<AppRecord[]>;
   };

@@ -106,8 +106,14 @@ export function createAppsRepository(sql: Sql, ledger: Ledger, keyCache: KeyCach
                 WHERE idp_app_id = ${idp.idpAppId} AND developer_id = (SELECT developer_id FROM apps WHERE app_uuid = ${appUuid})`;
               if (holder && holder.app_uuid !== appUuid) return 'taken' as const;
             }
+            // The app keeps its place among the id's holders while it keeps the id (a new key
+            // included); taking an id it did not hold puts it after every holder (migration 5).
+            const idpAppId = idp?.idpAppId ?? null;
             await tx`
-              UPDATE apps SET idp_app_id = ${idp?.idpAppId ?? null}, idp_verification_key = ${idp?.verificationKey ?? null},
+              UPDATE apps SET
+                idp_order = CASE WHEN ${idpAppId}::text IS NULL THEN NULL WHEN idp_app_id = ${idpAppId} THEN idp_order
+                                 ELSE nextval('apps_idp_order') END,
+                idp_app_id = ${idpAppId}, idp_verification_key = ${idp?.verificationKey ?? null},
                 idp_updated_at = ${idp ? at : null}, updated_at = ${at}
               WHERE app_uuid = ${appUuid}`;
             return byId(tx, appUuid);
@@ -123,7 +129,7 @@ export function createAppsRepository(sql: Sql, ledger: Ledger, keyCache: KeyCach
     async findByIdpAppId(idpAppId) {
       const rows = await sql<HeldAppRow[]>`
         SELECT ${columns} FROM ${from} WHERE a.idp_app_id = ${idpAppId} AND a.deleted_at IS NULL
-        ORDER BY a.created_at COLLATE "C", a.app_uuid COLLATE "C"`;
+        ORDER BY a.idp_order, a.app_uuid COLLATE "C"`;
       return rows.map((row) => toApp(row, row.held_micro));
     },
   };

@@ -283,4 +283,23 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'the order in which apps took their identity-provider ids (SQLite 17)',
+    sql: `
+      -- Several developers may hold the same idp_app_id. A token that names no app resolves to the
+      -- holder that took the id first, so a later copy never moves another app's users. The
+      -- number is kept while the app keeps the id (a new key included) and cleared with its
+      -- configuration; a sequence orders takings across instances whatever their clocks say.
+      ALTER TABLE apps ADD COLUMN idp_order BIGINT;
+      CREATE SEQUENCE apps_idp_order;
+      -- Apps configured before this: the best record of when is idp_updated_at.
+      UPDATE apps SET idp_order = ranked.n
+        FROM (SELECT app_uuid, ROW_NUMBER() OVER (
+                ORDER BY idp_updated_at COLLATE "C", created_at COLLATE "C", app_uuid COLLATE "C") AS n
+              FROM apps WHERE idp_app_id IS NOT NULL) AS ranked
+        WHERE ranked.app_uuid = apps.app_uuid;
+      SELECT setval('apps_idp_order', COALESCE((SELECT MAX(idp_order) FROM apps), 0) + 1, false);
+    `,
+  },
 ];

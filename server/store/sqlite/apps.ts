@@ -28,12 +28,18 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
   const softDelete = db.prepare(
     'UPDATE apps SET deleted_at = ?, idp_app_id = NULL WHERE app_uuid = ? AND developer_id = ? AND deleted_at IS NULL',
   );
+  // An app keeps its place among an id's holders while it keeps the id (a new key included);
+  // taking an id it did not hold puts it after every holder there is (migration 17).
   const updateIdp = db.prepare(
-    'UPDATE apps SET idp_app_id = ?, idp_verification_key = ?, idp_updated_at = ?, updated_at = ? WHERE app_uuid = ?',
+    `UPDATE apps SET
+       idp_order = CASE WHEN @idpAppId IS NULL THEN NULL WHEN idp_app_id IS @idpAppId THEN idp_order
+                        ELSE (SELECT COALESCE(MAX(idp_order), 0) + 1 FROM apps) END,
+       idp_app_id = @idpAppId, idp_verification_key = @verificationKey, idp_updated_at = @idpAt, updated_at = @at
+     WHERE app_uuid = @appUuid`,
   );
 
   const selectByIdpAppId = db.prepare<[string], AppRow>(
-    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.idp_app_id = ? AND a.deleted_at IS NULL ORDER BY a.created_at, a.app_uuid`,
+    `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.idp_app_id = ? AND a.deleted_at IS NULL ORDER BY a.idp_order, a.app_uuid`,
   );
   const selectIdpHolder = db.prepare<[string, string], { app_uuid: string }>(
     'SELECT app_uuid FROM apps WHERE idp_app_id = ? AND developer_id = (SELECT developer_id FROM apps WHERE app_uuid = ?)',
@@ -114,7 +120,13 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
           if (holder && holder.app_uuid !== appUuid) return 'taken' as const;
         }
         changed();
-        updateIdp.run(idp?.idpAppId ?? null, idp?.verificationKey ?? null, idp ? at : null, at, appUuid);
+        updateIdp.run({
+          appUuid,
+          idpAppId: idp?.idpAppId ?? null,
+          verificationKey: idp?.verificationKey ?? null,
+          idpAt: idp ? at : null,
+          at,
+        });
         return byId(appUuid);
       })();
     },

@@ -369,4 +369,20 @@ export const migrations: Migration[] = [
       ALTER TABLE responses ADD COLUMN upstream_id TEXT;
     `,
   },
+  {
+    version: 17,
+    name: 'the order in which apps took their identity-provider ids',
+    sql: `
+      -- Several developers may hold the same idp_app_id. A token that names no app resolves to the
+      -- holder that took the id first, so a later copy never moves another app's users. The
+      -- number is kept while the app keeps the id (a new key included) and cleared with its
+      -- configuration.
+      ALTER TABLE apps ADD COLUMN idp_order INTEGER;
+      -- Apps configured before this: the best record of when is idp_updated_at.
+      UPDATE apps SET idp_order = ranked.n
+        FROM (SELECT app_uuid, ROW_NUMBER() OVER (ORDER BY idp_updated_at, created_at, app_uuid) AS n
+              FROM apps WHERE idp_app_id IS NOT NULL) AS ranked
+        WHERE ranked.app_uuid = apps.app_uuid;
+    `,
+  },
 ];
