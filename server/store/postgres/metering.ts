@@ -1,6 +1,6 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
-import { USAGE_COLUMNS } from './usage.js';
+import { usageWrites } from './usage.js';
 import type { HoldResult, Store } from '../types.js';
 
 /**
@@ -70,8 +70,8 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       // One statement, so one round trip and atomic: the hold ends (it may be gone already: the
       // instance that made it was taken for dead and its holds released), the account row is
       // locked, the charge is what the balance allows beside the other holds, and the ledger
-      // entry, the user's spend and the usage row (what it cost and what was charged: a
-      // shortfall stays visible to svc serve --check) are written with it.
+      // entry, the user's spend, the usage row (what it cost and what was charged: a shortfall
+      // stays visible to svc serve --check) and its hourly rollup are written with it.
       const [row] = await sql<{ charged: number }[]>`
         WITH released AS (
           DELETE FROM holds WHERE id = (
@@ -93,13 +93,7 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
         ), spend AS (
           UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved)
           WHERE app_uuid = ${usage.appUuid} AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
-        ), usage AS (
-          INSERT INTO usage_events (${sql.unsafe(USAGE_COLUMNS)})
-          SELECT ${usage.requestId}, ${usage.appUuid}, ${usage.keyId}, ${usage.address}, ${usage.provider}, ${usage.model},
-            ${usage.operation}, ${usage.inputTokens}, ${usage.outputTokens}, ${costMicro}, charged,
-            ${usage.latencyMs}, ${usage.ttftMs}, ${usage.status}, ${usage.errorCode}, ${usage.at}
-          FROM moved
-        )
+        ), ${usageWrites(sql, usage, costMicro, 'moved')}
         SELECT charged FROM moved`;
       if (!row) throw new Error(`no account ${accountId}`);
       return { chargedMicro: row.charged };

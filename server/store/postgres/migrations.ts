@@ -1,3 +1,5 @@
+import { backfillUsageRollupsSql } from './usage.js';
+
 /**
  * Numbered schema migrations of the PostgreSQL store, applied in order at start under an
  * advisory lock (so instances starting together apply each once); `svc_schema` records the
@@ -281,6 +283,34 @@ export const pgMigrations: PgMigration[] = [
         total         BIGINT NOT NULL,
         PRIMARY KEY (key, window_start)
       );
+    `,
+  },
+  {
+    version: 3,
+    name: 'hourly usage rollups, which the usage reports read (SQLite 15)',
+    sql: `
+      -- One row per UTC hour, app, key, user and model, added to by the statement that writes
+      -- each usage row (usage.ts): a report reads its whole hours here and only its partial edge
+      -- hours from usage_events. '' stands for no address (API-key requests) and no key. Hours
+      -- compare as bytes, as the times do.
+      CREATE TABLE usage_hourly (
+        app_uuid       TEXT NOT NULL,
+        hour           TEXT COLLATE "C" NOT NULL,
+        address        TEXT NOT NULL,
+        key_id         TEXT NOT NULL,
+        provider       TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        requests       BIGINT NOT NULL,
+        refused        BIGINT NOT NULL,
+        input_tokens   BIGINT NOT NULL,
+        output_tokens  BIGINT NOT NULL,
+        charged_micro  BIGINT NOT NULL,
+        PRIMARY KEY (app_uuid, hour, address, key_id, provider, model)
+      );
+      CREATE INDEX usage_hourly_user ON usage_hourly (app_uuid, address, hour);
+      ${backfillUsageRollupsSql};
+      -- svc serve --check lists the shortfalls: a few rows, found without reading every usage row.
+      CREATE INDEX usage_events_shortfall ON usage_events (id) WHERE charged_micro < cost_micro;
     `,
   },
   {

@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
-import { insertUsageSql } from './usage.js';
+import { createUsageWriter } from './usage-rows.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import type { Payer, Store, UsageEvent } from '../types.js';
@@ -38,7 +38,7 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
     if (left > 0) userPending.set(capped.user, left);
     else userPending.delete(capped.user);
   };
-  const insertUsage = db.prepare(insertUsageSql);
+  const writeUsage = createUsageWriter(db);
 
   const accountOf = (payer: Payer): number => accounts.of(payer);
   const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;
@@ -60,8 +60,9 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
       });
       if (item.usage.address) addSpend.run(charged, item.usage.appUuid, item.usage.address);
     }
-    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check).
-    insertUsage.run({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
+    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
+    // hourly rollup is written with it.
+    writeUsage({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
     return charged;
   });
 

@@ -1,0 +1,240 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import postgres from 'postgres';
+import { afterEach, describe, expect, it } from 'vitest';
+import { microToCredits } from '../../server/store/money.js';
+import { backfillUsageRollupsSql as pgBackfill } from '../../server/store/postgres/usage.js';
+import { backfillUsageRollupsSql as sqliteBackfill } from '../../server/store/sqlite/usage-rows.js';
+import { API, appPath, bearer, createKey, createOwnerApp, expectStatus } from '../helpers/api.js';
+import { onPostgres } from '../helpers/postgres.js';
+import { pricedProvider } from '../helpers/providers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The usage reports read hourly rollups, kept with each usage row; they must answer exactly what
+ * the usage rows themselves say, for any window (whole hours, and partial hours at its edges).
+ * The usage rows are the oracle: the reports are recomputed from them here, as the reports did
+ * before there were rollups.
+ */
+
+interface UsageRow {
+  app_uuid: string;
+  key_id: string | null;
+  address: string | null;
+  provider: string;
+  model: string;
+  status: string;
+  input_tokens: number;
+  output_tokens: number;
+  charged_micro: number;
+  created_at: string;
+}
+
+let server: TestServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  server = dir = undefined;
+});
+
+/** Runs statements on the server's own database (a SQLite file, or its PostgreSQL schema); returns the last one's rows. */
+async function onDatabase(t: TestServer, statements: string[]): Promise<Record<string, unknown>[]> {
+  if (onPostgres) {
+    const sql = postgres(t.database, { max: 1, onnotice: () => {} });
+    try {
+      let rows: Record<string, unknown>[] = [];
+      for (const statement of statements) rows = [...(await sql.unsafe(statement))];
+      return rows;
+    } finally {
+      await sql.end();
+    }
+  }
+  const db = new Database(t.database);
+  try {
+    const last = statements.at(-1) as string;
+    for (const statement of statements.slice(0, -1)) db.exec(statement);
+    return db.prepare(last).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
+const NUMBERS = ['requests', 'refused', 'input_tokens', 'output_tokens', 'charged_micro'] as const;
+
+async function usageRows(t: TestServer): Promise<UsageRow[]> {
+  const rows = await onDatabase(t, [
+    `SELECT app_uuid, key_id, address, provider, model, status, input_tokens, output_tokens, charged_micro, created_at FROM usage_events`,
+  ]);
+  return rows.map((row) => ({
+    ...(row as unknown as UsageRow),
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    charged_micro: Number(row.charged_micro),
+  }));
+}
+
+/** Rollup rows keyed by their dimensions, sorted, with numbers as numbers. */
+const rollupTable = (rows: Record<string, unknown>[]) =>
+  rows
+    .map((row) => ({
+      key: [row.app_uuid, row.hour, row.address, row.key_id, row.provider, row.model].join('|'),
+      ...Object.fromEntries(NUMBERS.map((name) => [name, Number(row[name])])),
+    }))
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+
+/** What the rollups should hold: the usage rows summed per hour, app, user, key and model. */
+function rollupsOf(rows: UsageRow[]) {
+  const sums = new Map<string, Record<string, unknown>>();
+  for (const row of rows) {
+    const dims = { app_uuid: row.app_uuid, hour: row.created_at.slice(0, 13), address: row.address ?? '', key_id: row.key_id ?? '', provider: row.provider, model: row.model };
+    const key = Object.values(dims).join('|');
+    const sum = sums.get(key) ?? { ...dims, requests: 0, refused: 0, input_tokens: 0, output_tokens: 0, charged_micro: 0 };
+    sum.requests = (sum.requests as number) + 1;
+    sum.refused = (sum.refused as number) + (row.status === 'refused' ? 1 : 0);
+    sum.input_tokens = (sum.input_tokens as number) + row.input_tokens;
+    sum.output_tokens = (sum.output_tokens as number) + row.output_tokens;
+    sum.charged_micro = (sum.charged_micro as number) + row.charged_micro;
+    sums.set(key, sum);
+  }
+  return rollupTable([...sums.values()]);
+}
+
+/** The totals of some usage rows, as the API shows them. */
+function totalsOf(rows: UsageRow[]) {
+  return {
+    requests: rows.length,
+    refused_requests: rows.filter((row) => row.status === 'refused').length,
+    input_tokens: rows.reduce((sum, row) => sum + row.input_tokens, 0),
+    output_tokens: rows.reduce((sum, row) => sum + row.output_tokens, 0),
+    credits: microToCredits(rows.reduce((sum, row) => sum + row.charged_micro, 0)),
+  };
+}
+
+function groupBy<K>(rows: UsageRow[], keyOf: (row: UsageRow) => K): Map<K, UsageRow[]> {
+  const groups = new Map<K, UsageRow[]>();
+  for (const row of rows) groups.set(keyOf(row), [...(groups.get(keyOf(row)) ?? []), row]);
+  return groups;
+}
+
+const bytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The reports of one app (and optionally one user) over [start, end], computed from the usage rows. */
+function expectedReports(rows: UsageRow[], appUuid: string, start: string, end: string, address?: string) {
+  const inWindow = rows.filter(
+    (row) => row.app_uuid === appUuid && row.created_at >= start && row.created_at <= end && (address === undefined || row.address === address),
+  );
+  const charged = (group: UsageRow[]) => group.reduce((sum, row) => sum + row.charged_micro, 0);
+  const models = [...groupBy(inWindow, (row) => `${row.provider}/${row.model}`)]
+    .sort(([a, x], [b, y]) => charged(y) - charged(x) || bytes(a, b))
+    .map(([model, group]) => ({ model, ...totalsOf(group) }));
+  const users = [...groupBy(inWindow, (row) => row.address ?? '')]
+    .sort(([a, x], [b, y]) => charged(y) - charged(x) || y.length - x.length || bytes(a, b))
+    .map(([who, group]) => ({ address: who === '' ? null : who, ...totalsOf(group) }));
+  const hours = groupBy(inWindow, (row) => `${row.created_at.slice(0, 13)}:00:00.000Z`);
+  return { models, users, hours, totals: totalsOf(inWindow) };
+}
+
+describe('usage rollups', () => {
+  it('agree with the usage rows after mixed traffic across hours, and the reports answer as the rows do for any window', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-rollups-'));
+    server = await startTestServer({ providers: [pricedProvider()], ...(onPostgres ? {} : { dbPath: join(dir, 'svc.db') }) });
+    const t = server;
+    const started = t.clock.now().getTime();
+
+    // Apps: the owner's, a funded second one, and one with no credits (its paid requests are refused).
+    const second = await createOwnerApp(t, { name: 'second', balanceCredits: 1000 });
+    const broke = await createOwnerApp(t, { name: 'broke' });
+    const keys = {
+      owner: t.liveKey,
+      ownerOther: (await createKey(t, t.appUuid, { name: 'other', role: 'inference' })).secret as string,
+      ownerTest: t.testKey,
+      second: (await createKey(t, second.appUuid, { name: 'second' })).secret as string,
+      broke: (await createKey(t, broke.appUuid, { name: 'broke' })).secret as string,
+    };
+    // Users of the owner's app, signed in through the sandbox identity provider (test mode).
+    expectStatus(await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: `sandbox_${t.appUuid}` } }), 200);
+    const users = [];
+    for (let i = 0; i < 3; i++) {
+      const address = `0x${randomBytes(20).toString('hex')}`;
+      const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: { address, expires_in: 86_400 } });
+      expectStatus(issued, 200);
+      users.push({ address, as: bearer(issued.body.token as string) });
+    }
+
+    const chat = (model: string, options: { key?: string | null; headers?: Record<string, string> }, words: number) =>
+      t.call('POST', `${API}/chat/completions`, {
+        ...options,
+        body: { model, max_tokens: 12, messages: [{ role: 'user', content: Array.from({ length: words }, (_, i) => `w${i}`).join(' ') }] },
+      });
+    const statuses = new Set<number>();
+    // Eight steps 23 minutes apart from 12:00, the fifth exactly at 14:00:00.000: four UTC hours.
+    for (let step = 0; step < 8; step++) {
+      if (step === 4) t.clock.set('2026-03-01T14:00:00.000Z');
+      const calls = [
+        chat('paid/echo', { key: keys.owner }, 1 + step),
+        chat('local/echo', { key: keys.ownerOther }, 2),
+        chat('local/echo', { key: keys.ownerTest }, step),
+        chat('paid/echo', { key: keys.ownerTest }, 1), // refused: test keys reach only the local provider
+        chat('paid/echo', { key: keys.second }, 3),
+        chat('paid/echo', { key: keys.broke }, 2), // refused: the app has no credits
+        chat('local/echo', users[step % 3]!.as, 1 + (step % 4)),
+        chat('paid/echo', users[(step + 1) % 3]!.as, 1), // refused: a sandbox user is in test mode
+      ];
+      for (const answer of await Promise.all(calls)) statuses.add(answer.status);
+      t.clock.advance(23 * 60_000 + 7);
+    }
+    expect([...statuses].sort()).toEqual([200, 402, 403]);
+
+    const rows = await usageRows(t);
+    expect(rows).toHaveLength(64);
+    expect(new Set(rows.map((row) => row.created_at.slice(0, 13))).size).toBe(4);
+    // Every usage row is in its hour's rollup, and nothing else is.
+    expect(rollupTable(await onDatabase(t, ['SELECT * FROM usage_hourly']))).toEqual(rollupsOf(rows));
+
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const hour = 3_600_000;
+    const windows: [string, string][] = [
+      [iso(started - 2 * hour), iso(started + 6 * hour)], // every hour whole
+      ['2026-03-01T12:10:00.000Z', '2026-03-01T14:59:59.999Z'], // a partial first hour
+      ['2026-03-01T12:00:00.000Z', '2026-03-01T14:00:00.000Z'], // ends on the request at 14:00:00.000, inclusive
+      ['2026-03-01T13:30:00.000Z', '2026-03-01T15:20:00.000Z'], // partial at both ends
+      ['2026-03-01T14:00:00.001Z', '2026-03-01T14:50:00.000Z'], // inside one hour
+      ['2026-03-01T12:00:00.000Z', '2026-03-01T12:59:59.999Z'], // exactly one whole hour
+    ];
+    const apps = [t.appUuid, second.appUuid, broke.appUuid];
+    for (const [start, end] of windows) {
+      for (const appUuid of apps) {
+        const expected = expectedReports(rows, appUuid, start, end);
+        const usage = await t.call('GET', `${appPath(appUuid, 'usage')}?granularity=hour&start_time=${start}&end_time=${end}`);
+        expectStatus(usage, 200);
+        expect(usage.body.models, `${appUuid} ${start}..${end}`).toEqual(expected.models);
+        for (const bucket of usage.body.data) expect(bucket).toEqual({ start: bucket.start, ...totalsOf(expected.hours.get(bucket.start) ?? []) });
+        // The totals are the buckets' (a window ending exactly on an hour has no bucket for its last millisecond).
+        const bucketed = usage.body.data.flatMap((bucket: { start: string }) => expected.hours.get(bucket.start) ?? []);
+        expect(usage.body.totals).toEqual(totalsOf(bucketed));
+        const days = await t.call('GET', `${appPath(appUuid, 'usage')}?start_time=${start}&end_time=${end}`);
+        expect(days.body.data.map((day: { requests: number }) => day.requests)).toEqual([expected.totals.requests]);
+        expect(days.body.totals).toEqual(expected.totals);
+        const perUser = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}`);
+        expect(perUser.body).toMatchObject({ total: expected.users.length, data: expected.users });
+        const page = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&limit=1&offset=1`);
+        expect(page.body.data).toEqual(expected.users.slice(1, 2));
+      }
+      // A user's own report covers that user only.
+      for (const user of users) {
+        const mine = await t.call('GET', `${API}/usage/models?start=${start}&end=${end}`, user.as);
+        expectStatus(mine, 200);
+        expect(mine.body.data).toEqual(expectedReports(rows, t.appUuid, start, end, user.address).models);
+      }
+    }
+
+    // The migration's backfill builds the same rollups from the usage rows.
+    const backfill = onPostgres ? pgBackfill : sqliteBackfill;
+    const rebuilt = await onDatabase(t, ['DELETE FROM usage_hourly', backfill, 'SELECT * FROM usage_hourly']);
+    expect(rollupTable(rebuilt)).toEqual(rollupsOf(rows));
+  });
+});
