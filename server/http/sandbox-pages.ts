@@ -1,10 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
+import { sandboxCards } from '../payments/sandbox-cards.js';
 import type { Services } from '../services/index.js';
+import { readBody } from './body.js';
 import { sendError } from './respond.js';
 
 const CHECKOUT = /^\/sandbox\/checkout\/(cs_[0-9a-f]{32})(?:\/(pay|cancel))?$/;
-const PORTAL = /^\/sandbox\/portal\/(bps_[0-9a-f]{32})(?:\/(cancel|renew))?$/;
+const PORTAL = /^\/sandbox\/portal\/(bps_[0-9a-f]{32})(?:\/(cancel|renew|card))?$/;
+/** A card form's body: one short field. */
+const CARD_FORM_LIMIT_BYTES = 1024;
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -28,9 +32,16 @@ function notAllowed(method: string, action: string | undefined): ApiError {
   return new ApiError(405, 'method_not_allowed', `${method} is not allowed here.`, 'method_not_allowed', null, { allow: action ? 'POST' : 'GET' });
 }
 
+/** The portal's card form: the customer's later payments go to the card given (one of the test cards). */
+const cardForm = (id: string) =>
+  `<form method="post" action="${id}/card"><p><label>Card number <input name="card" value="4242 4242 4242 4242"></label> ` +
+  `<button>Use this card</button></p></form><ul>${sandboxCards()
+    .map((card) => `<li>${escape(card.number)}: ${escape(card.says)}</li>`)
+    .join('')}</ul>`;
+
 /**
- * The customer portal: the subscription with Cancel (at the period end) or Renew. Renewing after
- * the end goes through a new checkout, as it does through the API.
+ * The customer portal: the subscription with Cancel (at the period end) or Renew, and the card it
+ * is paid with. Renewing after the end goes through a new checkout, as it does through the API.
  */
 async function portal(req: IncomingMessage, res: ServerResponse, services: Services, id: string, action: string | undefined) {
   const method = req.method ?? 'GET';
@@ -43,7 +54,12 @@ async function portal(req: IncomingMessage, res: ServerResponse, services: Servi
         : status.cancel_at_period_end
           ? `<p>Your ${escape(plan)} subscription ends on ${escape(status.current_period_end ?? '')}.</p>${button(`${id}/renew`, 'Renew')}`
           : `<p>Your ${escape(plan)} subscription renews on ${escape(status.current_period_end ?? '')}.</p>${button(`${id}/cancel`, 'Cancel at the period end')}`;
-    page(res, 200, 'Sandbox customer portal', state);
+    page(res, 200, 'Sandbox customer portal', state + cardForm(id));
+  } else if (action === 'card' && method === 'POST') {
+    const form = new URLSearchParams((await readBody(req, CARD_FORM_LIMIT_BYTES)).toString('utf8'));
+    const result = await services.subscriptions.portalCard(id, form.get('card') ?? '');
+    if (result.returnUrl) redirect(res, result.returnUrl);
+    else page(res, 200, 'Card updated', `<p>Your ${escape(`${result.tier} (${result.interval})`)} subscription is paid with this card from now on.</p>`);
   } else if (action && method === 'POST') {
     const origin = `http://${req.headers.host ?? 'localhost'}`;
     const result = await services.subscriptions.portalAction(id, action as 'cancel' | 'renew', origin);

@@ -17,8 +17,14 @@ export interface CheckoutRequest {
   expiresAt: Date;
 }
 
-/** A change to a running subscription: another plan (now), or cancelling at the period end. */
-export type SubscriptionChange = { priceId: string; prorate: boolean } | { cancelAtPeriodEnd: boolean };
+/** A change to a running subscription that moves no money: cancelling at the period end, or not. */
+export type SubscriptionChange = { cancelAtPeriodEnd: boolean };
+
+/** What a plan change charged: the processor's invoice for it, paid. */
+export interface PaidCharge {
+  invoiceId: string;
+  amountPaidCents: number;
+}
 
 /**
  * A payment processor: takes payments and runs subscriptions, and reports what happened as
@@ -32,6 +38,12 @@ export interface PaymentProcessor {
   createCheckout(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   createPortal(subscription: SubscriptionRecord, returnUrl: string | null, origin: string): Promise<{ id: string; url: string }>;
   updateSubscription(subscription: SubscriptionRecord, change: SubscriptionChange): Promise<SubscriptionState>;
+  /**
+   * Moves a subscription to another plan now, charging the prorated difference at once. The change
+   * happens only if that payment goes through: a declined one throws `paymentDeclined` (402) and
+   * leaves the subscription as it was. `charge` is the paid invoice, null when nothing was due.
+   */
+  changePlan(subscription: SubscriptionRecord, priceId: string): Promise<{ state: SubscriptionState; charge: PaidCharge | null }>;
   /**
    * Plans the price the next period starts with (a downgrade at the period end), or withdraws
    * the plan (null). A processor that runs periods itself must know ahead of its renewal.

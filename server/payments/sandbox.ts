@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { periodEnd } from '../services/subscriptions/periods.js';
+import { conflict } from '../errors.js';
+import { periodEnd, prorate } from '../services/subscriptions/periods.js';
 import type { PlanCatalog } from '../services/subscriptions/plans.js';
 import type { CheckoutSessionRecord, Store, SubscriptionRecord } from '../store/types.js';
 import { subscriptionStateOf } from './events.js';
 import type { PaymentProcessor } from './processor.js';
+import { acceptCard, chargeDeclined, declinesCharges } from './sandbox-cards.js';
 import { signEvent } from './signature.js';
 
 const PORTAL_LIFETIME_MS = 60 * 60 * 1000;
@@ -93,9 +95,13 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
     return plan;
   };
 
+  /** The card the subscription's customer gave its portal, if any. */
+  const cardOf = async (record: SubscriptionRecord) => (record.customerId ? store.subscriptions.sandboxCard(record.customerId) : null);
+
   const processor: PaymentProcessor & {
     connect(receive: (raw: Buffer, signature: string) => Promise<unknown>): void;
     paySession(session: CheckoutSessionRecord): Promise<void>;
+    attachCard(record: SubscriptionRecord, card: string): Promise<void>;
   } = {
     name: 'sandbox',
     webhookSecret: deps.webhookSecret,
@@ -117,20 +123,43 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
     },
 
     async updateSubscription(record, change) {
-      const sub = fromRecord(record);
-      if ('priceId' in change) {
-        sub.priceId = change.priceId;
-        // A new interval starts a new period now, as processors reset the billing anchor.
-        const plan = priceOf(change.priceId);
-        if (plan.interval !== record.interval) {
-          sub.start = clock.now();
-          sub.end = periodEnd(sub.start, plan.interval);
-        }
-      } else {
-        sub.cancelAtPeriodEnd = change.cancelAtPeriodEnd;
-      }
+      const sub = { ...fromRecord(record), cancelAtPeriodEnd: change.cancelAtPeriodEnd };
       await emit('customer.subscription.updated', subscriptionObject(sub));
       return subscriptionStateOf(subscriptionObject(sub));
+    },
+
+    /** As Stripe with `error_if_incomplete`: the prorated difference is charged first, and only a paid change happens. */
+    async changePlan(record, priceId) {
+      const now = clock.now();
+      const sub = fromRecord(record);
+      const [from, to] = [priceOf(sub.priceId), priceOf(priceId)];
+      // A new interval starts a new period now, as processors reset the billing anchor.
+      const next =
+        to.interval === from.interval ? { ...sub, priceId } : { ...sub, priceId, start: now, end: periodEnd(now, to.interval) };
+      const amountCents = Math.round(
+        prorate(
+          { amount: from.priceUsdCents, start: sub.start.toISOString(), end: sub.end.toISOString() },
+          { amount: to.priceUsdCents, start: next.start.toISOString(), end: next.end.toISOString() },
+          now,
+        ),
+      );
+      const card = await cardOf(record);
+      if (amountCents > 0 && declinesCharges(card)) throw chargeDeclined(card);
+      const invoice = amountCents > 0 ? invoiceObject(next, 'subscription_update', amountCents) : null;
+      if (invoice) await emit('invoice.paid', invoice);
+      await emit('customer.subscription.updated', subscriptionObject(next));
+      return {
+        state: subscriptionStateOf(subscriptionObject(next)),
+        charge: invoice ? { invoiceId: invoice.id, amountPaidCents: amountCents } : null,
+      };
+    },
+
+    /** The customer portal's card form: later charges go to this card (a declined one is refused). */
+    async attachCard(record, card) {
+      const accepted = acceptCard(card);
+      // Only one reported without a customer (a hand-made event) has none: nobody to give a card to.
+      if (!record.customerId) throw conflict('This subscription has no customer to give a card to.', 'no_customer');
+      await store.subscriptions.setSandboxCard(record.customerId, accepted);
     },
 
     async scheduleNextPeriod() {
@@ -145,7 +174,9 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
 
     async endPeriod(record, nextPriceId) {
       const sub = fromRecord(record);
-      if (record.cancelAtPeriodEnd) {
+      // A renewal whose payment is declined ends the subscription: no period without its payment.
+      // (Stripe retries first, then cancels; the sandbox does not wait.)
+      if (record.cancelAtPeriodEnd || declinesCharges(await cardOf(record))) {
         await emit('customer.subscription.deleted', subscriptionObject({ ...sub, status: 'canceled' }));
         return true;
       }

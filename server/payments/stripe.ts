@@ -2,7 +2,8 @@ import type StripeClient from 'stripe';
 import { ApiError } from '../errors.js';
 import type { PlanCatalog } from '../services/subscriptions/plans.js';
 import { subscriptionStateOf } from './events.js';
-import type { PaymentProcessor } from './processor.js';
+import type { PaidCharge, PaymentProcessor } from './processor.js';
+import { paymentDeclined } from './processors.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -27,6 +28,12 @@ async function atStripeWith<T>(Stripe: typeof StripeClient, what: string, call: 
     }
     throw error;
   }
+}
+
+/** The change's invoice, when Stripe says it is paid with money: nothing else is a charge. */
+function paidChangeOf(invoice: string | StripeClient.Invoice | null): PaidCharge | null {
+  if (!invoice || typeof invoice === 'string' || invoice.status !== 'paid' || invoice.billing_reason !== 'subscription_update') return null;
+  return invoice.amount_paid > 0 ? { invoiceId: invoice.id, amountPaidCents: invoice.amount_paid } : null;
 }
 
 /**
@@ -110,16 +117,37 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
 
     async updateSubscription(subscription, change) {
       const updated = await atStripe('change the subscription', async () => {
-        const item = await unscheduledItem(subscription.id);
-        if ('priceId' in change) {
-          return stripe.subscriptions.update(subscription.id, {
-            items: [{ id: item.id, price: change.priceId }],
-            proration_behavior: change.prorate ? 'always_invoice' : 'none',
-          });
-        }
+        await unscheduledItem(subscription.id);
         return stripe.subscriptions.update(subscription.id, { cancel_at_period_end: change.cancelAtPeriodEnd });
       });
       return subscriptionStateOf(updated);
+    },
+
+    /**
+     * The prorated difference is invoiced and charged now; with `error_if_incomplete` Stripe makes
+     * the change only once that invoice is paid, and answers a declined card with a card error,
+     * the subscription untouched. (By default Stripe would change the plan and leave the invoice
+     * open: credits for an upgrade nobody paid.)
+     */
+    async changePlan(subscription, priceId) {
+      const updated = await atStripe('change the plan', async () => {
+        const item = await unscheduledItem(subscription.id);
+        try {
+          return await stripe.subscriptions.update(subscription.id, {
+            items: [{ id: item.id, price: priceId }],
+            proration_behavior: 'always_invoice',
+            payment_behavior: 'error_if_incomplete',
+            expand: ['latest_invoice'],
+          });
+        } catch (error) {
+          if (!(error instanceof Stripe.errors.StripeCardError)) throw error;
+          // The schedule of a planned downgrade was let go for the change; the change did not happen, so the plan stands.
+          const downgrade = subscription.scheduledDowngrade;
+          if (downgrade) await processor.scheduleNextPeriod(subscription, plans.find(downgrade.tier, downgrade.interval).priceId);
+          throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
+        }
+      });
+      return { state: subscriptionStateOf(updated), charge: paidChangeOf(updated.latest_invoice) };
     },
 
     /**

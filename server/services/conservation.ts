@@ -1,4 +1,4 @@
-import type { LedgerAudit, Store } from '../store/types.js';
+import { UPGRADE_GRANT, type LedgerAudit, type Store } from '../store/types.js';
 
 /** The ledger kind of the operator's grants (`svc admin credits grant`, a new server's starting credits). */
 export const OPERATOR_GRANT = 'operator_grant';
@@ -10,7 +10,7 @@ export const OPERATOR_GRANT = 'operator_grant';
  * credits and top-ups from the app, rewards from their sponsor. Inference spends.
  */
 export const LEDGER_KINDS = {
-  sources: ['credit_pack', 'app_funding', 'subscription_grant', 'subscription_upgrade', OPERATOR_GRANT],
+  sources: ['credit_pack', 'app_funding', 'subscription_grant', UPGRADE_GRANT, OPERATOR_GRANT],
   transfers: ['user_grant', 'user_top_up', 'daily_claim', 'task_reward', 'points_sync'],
   spend: ['inference'],
 } as const;
@@ -31,8 +31,9 @@ export interface ConservationReport {
 
 /**
  * The conservation check (`svc serve --check`): every balance equals its ledger, transfers sum to
- * nothing, no entry is of a kind without a source, and the sum of all live balances equals
- * sources − spend. Entries from before the rule (a database older than it) are counted apart.
+ * nothing, no entry is of a kind without a source, every upgrade grant has the paid charge it
+ * names behind it, and the sum of all live balances equals sources − spend. Entries from before
+ * the rule (a database older than it) are counted apart.
  * Sums are BigInt: no total rounds, however large.
  */
 export async function checkConservation(store: Store): Promise<ConservationReport> {
@@ -54,6 +55,11 @@ export async function checkConservation(store: Store): Promise<ConservationRepor
     else if (kindClass === 'spend') spent += row.totalMicro;
     else if (kindClass === 'transfers') transfers += row.totalMicro;
     else problems.push(`${row.totalMicro} µcredits of live money came from '${row.kind}', which is no source of credits`);
+  }
+  for (const grant of await store.checkout.upgradeGrantsWithoutCharge()) {
+    problems.push(
+      `ledger entry ${grant.entryId}: an upgrade granted ${grant.amountMicro} µcredits without a paid charge of them (it names ${grant.reference ?? 'no charge'})`,
+    );
   }
   if (transfers !== 0n) problems.push(`transfers between accounts do not sum to nothing: ${transfers} µcredits appeared`);
   const sourced = Object.values(sources).reduce((sum, value) => sum + value, 0n);

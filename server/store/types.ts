@@ -289,6 +289,9 @@ export interface SubscriptionRecord {
   livemode: boolean;
 }
 
+/** The ledger kind of an upgrade's credits: each one granted with its paid charge (`checkout.recordPaidUpgrade`). */
+export const UPGRADE_GRANT = 'subscription_upgrade';
+
 /** A subscription's charge after its checkout (a renewal or an upgrade). */
 export interface SubscriptionInvoiceRecord {
   id: string;
@@ -479,6 +482,18 @@ export interface Store {
     expire(id: string): Promise<boolean>;
     /** The developer's checkout sessions and subscription invoices, newest first. */
     listForDeveloper(developerId: string, page: Page): Promise<PageOf<BillingLine>>;
+    /**
+     * Records a paid upgrade's charge in the billing history and grants the credits it paid for
+     * (`invoice.creditsMicro`, kind UPGRADE_GRANT, keyed by the invoice) in one transaction: no
+     * upgrade grant exists without its charge. Also when the processor's report of the invoice
+     * recorded it first, without credits. False (nothing moved) when this invoice granted before.
+     */
+    recordPaidUpgrade(invoice: SubscriptionInvoiceRecord, payer: Payer): Promise<boolean>;
+    /**
+     * Live upgrade grants with no paid charge of the same credits behind them (none, when sound),
+     * for the conservation check; grants from before charges were recorded with them are not looked at.
+     */
+    upgradeGrantsWithoutCharge(): Promise<{ entryId: number; amountMicro: number; reference: string | null }[]>;
     eventSeen(id: string): Promise<boolean>;
     /** Records a processor event; false when it was seen before. */
     recordEvent(id: string, type: string, at: string): Promise<boolean>;
@@ -505,6 +520,9 @@ export interface Store {
     /** Records a charge; false when this invoice was recorded before. */
     recordInvoice(invoice: SubscriptionInvoiceRecord): Promise<boolean>;
     createPortalSession(session: { id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }): Promise<void>;
+    /** The test card a sandbox customer gave its portal (the sandbox processor's own record), or null. */
+    sandboxCard(customerId: string): Promise<string | null>;
+    setSandboxCard(customerId: string, card: string): Promise<void>;
     portalSession(id: string): Promise<{ id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string } | null>;
   };
   /** The schema version the database is at (its backend's own numbering). */

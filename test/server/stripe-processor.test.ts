@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkConservation } from '../../server/services/conservation.js';
 import { startFakeStripe } from '../fixtures/fake-stripe.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -108,6 +109,8 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
     expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toEqual({
       items: [{ id: item?.id, price: 'price_svc_pro_month' }],
       proration_behavior: 'always_invoice',
+      payment_behavior: 'error_if_incomplete',
+      expand: ['latest_invoice'],
     });
     // Stripe's own report of the same change changes nothing more.
     expect(await deliver(stripe.updated(sub.id))).toEqual([200]);
@@ -201,6 +204,58 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
     expect(refused.body.error.message).toContain('Your card was declined.');
     expect(refused.body.error.message).not.toContain(SECRET_KEY);
     expect((await t.call('GET', `${API}/developer/billing`)).body.data).toEqual([]);
+  });
+});
+
+describe('an upgrade through Stripe is granted only once Stripe has the money', () => {
+  const billing = async () => (await t.call('GET', `${API}/developer/billing`)).body.data as { description: string; amount_usd: number; credits: number }[];
+  const seen = async () => ({ status: (await t.call('GET', `${API}/subscriptions/status`)).body, balance: await balance(), billing: await billing() });
+  const planChanges = (subscriptionId: string) =>
+    stripe.requests.filter((r) => r.path === `/v1/subscriptions/${subscriptionId}` && r.method === 'POST' && r.params.items);
+
+  it('a declined card: Stripe is asked to change nothing unless paid, and the 402 grants nothing and changes nothing', async () => {
+    const sub = await subscribe('starter');
+    stripe.declineCharges(sub.customerId ?? '');
+    const before = await seen();
+    const refused = await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro' } });
+    expectApiError(refused, 402, { type: 'card_error', code: 'card_declined' });
+    expect(refused.body.error.message).toContain('Your card was declined.');
+    expect(planChanges(sub.id).map((r) => r.params.payment_behavior)).toEqual(['error_if_incomplete']);
+    expect(stripe.subscriptions.get(sub.id)?.items.data[0]?.price.id).toBe('price_svc_starter_month');
+    expect(await seen()).toEqual(before);
+    expect(await checkConservation(t.server.store)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('a paid one grants once, with its charge in Billing, however often Stripe reports the invoice', async () => {
+    const sub = await subscribe('starter');
+    const upgraded = await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro' } });
+    expect(upgraded.body).toMatchObject({ tier: 'pro', granted_credits: 3000 });
+    const after = await seen();
+    expect(after.billing[0]).toMatchObject({ description: 'pro (month) plan, upgrade', amount_usd: 20, credits: 3000 });
+    const reports = [...stripe.latestInvoicePaid(sub.id), ...stripe.updated(sub.id)];
+    expect(await deliver([...reports, ...reports])).toEqual([200, 200, 200, 200]);
+    expect(await seen()).toEqual(after);
+    expect(await checkConservation(t.server.store)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('five at once: Stripe changes the plan once, and one charge is granted once', async () => {
+    const sub = await subscribe('starter');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro' } })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    expect(planChanges(sub.id)).toHaveLength(1);
+    const upgrades = (await billing()).filter((line) => line.description.endsWith('upgrade'));
+    expect(upgrades).toEqual([expect.objectContaining({ amount_usd: 20, credits: 3000 })]);
+    expect(await checkConservation(t.server.store)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('a declined upgrade keeps the downgrade planned at Stripe', async () => {
+    const sub = await subscribe('pro');
+    await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } });
+    stripe.declineCharges(sub.customerId ?? '');
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 402, { code: 'card_declined' });
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: { tier: 'starter' } });
+    const schedule = [...stripe.schedules.values()].find((s) => s.subscription === sub.id && s.status === 'active');
+    expect(schedule?.phases[1]).toMatchObject({ items: [{ price: 'price_svc_starter_month', quantity: 1 }] });
   });
 });
 

@@ -1,37 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addDeveloper, API, expectApiError, expectStatus, sandboxUser, useTestServer } from '../helpers/api.js';
+import { API, expectApiError, expectStatus, sandboxUser, useTestServer } from '../helpers/api.js';
+import { advance as advanceClock, subscriber as newSubscriber } from '../helpers/subscriber.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const t = useTestServer();
 
 /** A new developer with an empty app: one subscriber per test. */
-async function subscriber() {
-  const { key, appUuid, developerId } = await addDeveloper(t, `dev-${Math.random().toString(36).slice(2)}`);
-  const call = (method: string, path: string, body?: unknown) => t.call(method, `${API}/subscriptions${path}`, { key, body });
-  return {
-    key,
-    appUuid,
-    developerId,
-    call,
-    status: async () => (await call('GET', '/status')).body,
-    balance: async () => (await t.call('GET', `${API}/credits/balance`, { key })).body.credits as number,
-    billing: async () => (await t.call('GET', `${API}/developer/billing`, { key })).body.data as { kind: string; status: string; description: string }[],
-    /** Checkout and pay in the sandbox: the subscription starts now. */
-    async subscribe(tier: string, interval = 'month') {
-      const session = await call('POST', '/checkout-session', { tier, interval, success_url: 'https://app.example/ok' });
-      expectStatus(session, 201);
-      const paid = await fetch(`${session.body.url}/pay`, { method: 'POST', redirect: 'manual' });
-      expect(paid.status).toBe(303);
-      return session.body;
-    },
-  };
-}
-
+const subscriber = () => newSubscriber(t);
 /** Moves the server's clock; the billing clock acts on its own, with no request coming in. */
-async function advance(ms: number) {
-  t.clock.advance(ms);
-  await t.server.services.billingClock.idle();
-}
+const advance = (ms: number) => advanceClock(t, ms);
 
 describe('subscriptions plans', () => {
   it('lists starter and pro, monthly and yearly, with price, price id, credits and features', async () => {

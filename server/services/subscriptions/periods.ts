@@ -20,3 +20,19 @@ export function remainingShare(start: string, end: string, now: Date): number {
   if (total <= 0) return 0;
   return Math.min(1, Math.max(0, (Date.parse(end) - now.getTime()) / total));
 }
+
+/** A plan's amount per period (credits or cents) and the period it runs in. */
+export interface PeriodAmount {
+  amount: number;
+  start: string;
+  end: string;
+}
+
+/**
+ * What changing plans at `now` is worth, as processors prorate: the new plan's amount for what is
+ * left of its period, less the old plan's for what is left unused of its own; never below nothing.
+ * The same rule prices an upgrade (in cents, the sandbox) and the credits it grants.
+ */
+export function prorate(from: PeriodAmount, to: PeriodAmount, now: Date): number {
+  return Math.max(0, to.amount * remainingShare(to.start, to.end, now) - from.amount * remainingShare(from.start, from.end, now));
+}

@@ -3,23 +3,25 @@ import type { PlanList } from '../../../src/contract/schemas/account.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
-import type { PaymentProcessor } from '../../payments/processor.js';
+import type { PaidCharge, SubscriptionChange } from '../../payments/processor.js';
 import type { Processors } from '../../payments/processors.js';
 import { creditsToMicro, microToCredits } from '../../store/money.js';
 import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
-import { remainingShare } from './periods.js';
+import { createOneAtATime } from './one-at-a-time.js';
+import { prorate } from './periods.js';
 import { periodCredits, planRank, type Plan, type PlanCatalog } from './plans.js';
 import type { SubscriptionReports } from './reports.js';
-import { describe, label, payerOf, present as presentAt, runningAt, subscriberOf, type Subscriber } from './state.js';
+import { describe, label, payerOf, present as presentAt, runningAt, subscriberKey, subscriberOf, type Subscriber } from './state.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
  * The subscriptions operations (DESIGN §6): none → active → active and canceling at the period
  * end → canceled. The processor owns the subscription: a change is asked of it, and the state it
- * answers is applied as its reports are (reports.ts). An upgrade grants the new plan's extra
- * credits for the rest of the period at once; every other grant comes with a paid invoice.
+ * answers is applied as its reports are (reports.ts). Every grant comes with a payment received:
+ * an upgrade's with the charge the processor took for it, a period's with its paid invoice. Changes
+ * to one subscriber's subscription run one at a time (one-at-a-time.ts).
  */
 export function createSubscriptionsService(deps: {
   store: Store;
@@ -33,6 +35,10 @@ export function createSubscriptionsService(deps: {
   /** The processor that runs this subscription: the live one, or the sandbox for test mode. */
   const processorOf = (sub: SubscriptionRecord) => processors.for(sub.livemode);
   const present = (sub: SubscriptionRecord | null) => presentAt(sub, clock.now());
+  const oneAtATime = createOneAtATime(store.coordination);
+  /** Runs a change to the caller's subscription after any other change to it has finished. */
+  const changing = <T>(principal: Principal, work: () => Promise<T>) => oneAtATime(subscriberKey(subscriberOf(principal)), work);
+  const changingRecord = <T>(sub: SubscriptionRecord, work: () => Promise<T>) => oneAtATime(subscriberKey(sub), work);
 
   const currentOf = (principal: Principal) => {
     const { appUuid, address } = subscriberOf(principal);
@@ -78,9 +84,58 @@ export function createSubscriptionsService(deps: {
     );
   }
 
-  async function change(sub: SubscriptionRecord, request: Parameters<PaymentProcessor['updateSubscription']>[1]) {
+  async function change(sub: SubscriptionRecord, request: SubscriptionChange) {
     const state = await processorOf(sub).updateSubscription(sub, request);
     return (await reports.state(state, seconds(clock.now()))) ?? sub;
+  }
+
+  /**
+   * The upgrade's charge in the billing history, with the credits it paid for granted in the same
+   * transaction (keyed by the charge: once per upgrade). Returns the credits granted now.
+   */
+  async function recordUpgradeCharge(sub: SubscriptionRecord, to: Plan, charge: PaidCharge, creditsMicro: number, now: Date) {
+    const invoice = {
+      id: charge.invoiceId,
+      subscriptionId: sub.id,
+      developerId: sub.developerId,
+      amountUsdCents: charge.amountPaidCents,
+      creditsMicro,
+      description: `${label(to)} plan, upgrade`,
+      paidAt: now.toISOString(),
+    };
+    if (creditsMicro === 0) {
+      await store.subscriptions.recordInvoice(invoice);
+      return 0;
+    }
+    return (await store.checkout.recordPaidUpgrade(invoice, payerOf(sub))) ? creditsMicro : 0;
+  }
+
+  /**
+   * Upgrades now. The processor charges the prorated difference first and changes the plan only
+   * once it is paid (a declined payment is a 402 that changes nothing); the new plan's extra
+   * credits for the rest of the period come with that charge, and without a charge there are none.
+   */
+  async function upgrade(principal: Principal, input: { tier: Tier; interval?: BillingInterval | undefined }) {
+    const sub = await running(principal, 'upgrade');
+    const now = clock.now();
+    if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before upgrading.`, 'subscription_canceling');
+    const from = plans.find(sub.tier, sub.interval);
+    const to = plans.find(input.tier, input.interval ?? sub.interval);
+    if (planRank(to) <= planRank(from)) {
+      throw conflict(`${describe(sub, now)}: an upgrade goes to a higher plan — a higher tier, or yearly from monthly (schedule-downgrade goes lower).`, 'not_an_upgrade');
+    }
+    const { state, charge } = await processorOf(sub).changePlan(sub, to.priceId);
+    const updated = (await reports.state(state, seconds(now))) ?? sub;
+    const creditsMicro = Math.floor(
+      prorate(
+        { amount: creditsToMicro(periodCredits(from)), start: sub.currentPeriodStart, end: sub.currentPeriodEnd },
+        { amount: creditsToMicro(periodCredits(to)), start: updated.currentPeriodStart, end: updated.currentPeriodEnd },
+        now,
+      ),
+    );
+    const granted = charge ? await recordUpgradeCharge(sub, to, charge, creditsMicro, now) : 0;
+    const cleared = await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
+    return { ...present(cleared ?? updated), granted_credits: microToCredits(granted) };
   }
 
   async function cancel(sub: SubscriptionRecord) {
@@ -135,59 +190,40 @@ export function createSubscriptionsService(deps: {
       return { id: session.id, object: 'portal.session' as const, url: session.url };
     },
 
-    /** Upgrades now; the new plan's extra credits for the rest of the period are granted at once. */
-    async upgrade(principal: Principal, input: { tier: Tier; interval?: BillingInterval | undefined }) {
-      const sub = await running(principal, 'upgrade');
-      const now = clock.now();
-      if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before upgrading.`, 'subscription_canceling');
-      const from = plans.find(sub.tier, sub.interval);
-      const to = plans.find(input.tier, input.interval ?? sub.interval);
-      if (planRank(to) <= planRank(from)) {
-        throw conflict(`${describe(sub, now)}: an upgrade goes to a higher plan — a higher tier, or yearly from monthly (schedule-downgrade goes lower).`, 'not_an_upgrade');
-      }
-      const unusedMicro = creditsToMicro(periodCredits(from)) * remainingShare(sub.currentPeriodStart, sub.currentPeriodEnd, now);
-      const updated = await change(sub, { priceId: to.priceId, prorate: true });
-      const newPeriodMicro = creditsToMicro(periodCredits(to)) * remainingShare(updated.currentPeriodStart, updated.currentPeriodEnd, now);
-      const prorated = Math.floor(Math.max(0, newPeriodMicro - unusedMicro));
-      if (prorated > 0) {
-        await store.credits.grant(payerOf(sub), {
-          amountMicro: prorated,
-          kind: 'subscription_upgrade',
-          idempotencyKey: `subscription:${sub.id}:upgrade:${to.tier}:${updated.currentPeriodStart}`,
-          reference: sub.id,
-          at: now.toISOString(),
-        });
-      }
-      const cleared = await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
-      return { ...present(cleared ?? updated), granted_credits: microToCredits(prorated) };
+    upgrade(principal: Principal, input: { tier: Tier; interval?: BillingInterval | undefined }) {
+      return changing(principal, () => upgrade(principal, input));
     },
 
-    async scheduleDowngrade(principal: Principal, input: { tier: Tier; interval?: BillingInterval | undefined }) {
-      const sub = await running(principal, 'downgrade');
-      const now = clock.now();
-      if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before scheduling a downgrade.`, 'subscription_canceling');
-      const downgrade = { tier: input.tier, interval: input.interval ?? sub.interval };
-      if (planRank(downgrade) >= planRank(sub)) {
-        throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
-      }
-      await processorOf(sub).scheduleNextPeriod(sub, plans.find(downgrade.tier, downgrade.interval).priceId);
-      return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
+    scheduleDowngrade(principal: Principal, input: { tier: Tier; interval?: BillingInterval | undefined }) {
+      return changing(principal, async () => {
+        const sub = await running(principal, 'downgrade');
+        const now = clock.now();
+        if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before scheduling a downgrade.`, 'subscription_canceling');
+        const downgrade = { tier: input.tier, interval: input.interval ?? sub.interval };
+        if (planRank(downgrade) >= planRank(sub)) {
+          throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
+        }
+        await processorOf(sub).scheduleNextPeriod(sub, plans.find(downgrade.tier, downgrade.interval).priceId);
+        return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
+      });
     },
 
-    async cancelScheduledDowngrade(principal: Principal) {
-      const sub = await running(principal, 'change');
-      if (!sub.scheduledDowngrade) throw conflict(`${describe(sub, clock.now())}: no downgrade is scheduled.`, 'no_scheduled_downgrade');
-      await processorOf(sub).scheduleNextPeriod(sub, null);
-      return present(await store.subscriptions.scheduleDowngrade(sub.id, null, clock.now().toISOString()));
+    cancelScheduledDowngrade(principal: Principal) {
+      return changing(principal, async () => {
+        const sub = await running(principal, 'change');
+        if (!sub.scheduledDowngrade) throw conflict(`${describe(sub, clock.now())}: no downgrade is scheduled.`, 'no_scheduled_downgrade');
+        await processorOf(sub).scheduleNextPeriod(sub, null);
+        return present(await store.subscriptions.scheduleDowngrade(sub.id, null, clock.now().toISOString()));
+      });
     },
 
-    async cancel(principal: Principal) {
-      return present(await cancel(await running(principal, 'cancel')));
+    cancel(principal: Principal) {
+      return changing(principal, async () => present(await cancel(await running(principal, 'cancel'))));
     },
 
     /** Lifts a pending cancel; after the end, opens a checkout for the same plan. */
-    async renew(principal: Principal, origin: string) {
-      return renew(await currentOf(principal), origin);
+    renew(principal: Principal, origin: string) {
+      return changing(principal, async () => renew(await currentOf(principal), origin));
     },
 
     /**
@@ -210,10 +246,21 @@ export function createSubscriptionsService(deps: {
 
     /** The portal's buttons: cancel at the period end, or renew (which may need a checkout). */
     async portalAction(id: string, action: 'cancel' | 'renew', origin: string) {
+      const { subscription: before } = await this.portalSession(id);
+      return changingRecord(before, async () => {
+        // Read again once it is this change's turn: another may have changed it meanwhile.
+        const { session, subscription } = await this.portalSession(id);
+        if (action === 'renew') return { returnUrl: session.returnUrl, ...(await renew(subscription, origin)) };
+        if (!runningAt(subscription, clock.now())) throw conflict(`${describe(subscription, clock.now())}: nothing to cancel.`, 'no_active_subscription');
+        return { returnUrl: session.returnUrl, ...present(await cancel(subscription)), checkout_session: null };
+      });
+    },
+
+    /** The sandbox portal's card form: the customer's later payments are charged to this test card. */
+    async portalCard(id: string, card: string) {
       const { session, subscription } = await this.portalSession(id);
-      if (action === 'renew') return { returnUrl: session.returnUrl, ...(await renew(subscription, origin)) };
-      if (!runningAt(subscription, clock.now())) throw conflict(`${describe(subscription, clock.now())}: nothing to cancel.`, 'no_active_subscription');
-      return { returnUrl: session.returnUrl, ...present(await cancel(subscription)), checkout_session: null };
+      await processors.sandbox.attachCard(subscription, card);
+      return { returnUrl: session.returnUrl, ...present(subscription) };
     },
   };
 }

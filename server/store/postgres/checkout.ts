@@ -1,7 +1,7 @@
 import type { Accounts } from './accounts.js';
 import type { Sql } from './database.js';
 import type { Ledger } from './ledger.js';
-import type { BillingLine, CheckoutSessionRecord, Payer, Store } from '../types.js';
+import { UPGRADE_GRANT, type BillingLine, type CheckoutSessionRecord, type Payer, type Store } from '../types.js';
 import { toCheckoutSession, type CheckoutRow } from '../rows.js';
 
 
@@ -78,6 +78,39 @@ export function createCheckoutRepository(sql: Sql, ledger: Ledger, accounts: Acc
         ORDER BY "createdAt" DESC, id COLLATE "C" DESC LIMIT ${limit} OFFSET ${offset}`;
       const [count] = await sql<{ n: number }[]>`SELECT COUNT(*) AS n FROM (${billingLines(developerId)}) AS lines`;
       return { items: [...items], total: count?.n ?? 0 };
+    },
+
+    async recordPaidUpgrade(invoice, payer) {
+      if (invoice.creditsMicro <= 0) throw new Error(`upgrade invoice ${invoice.id} grants no credits`);
+      const account = await accounts.of(payer);
+      return sql.begin(async (tx) => {
+        // The charge; or, when the processor's report recorded it first (without credits), the credits on it.
+        await tx`
+          INSERT INTO subscription_invoices (id, subscription_id, developer_id, amount_usd_cents, credits_micro, description, paid_at)
+          VALUES (${invoice.id}, ${invoice.subscriptionId}, ${invoice.developerId}, ${invoice.amountUsdCents},
+            ${invoice.creditsMicro}, ${invoice.description}, ${invoice.paidAt})
+          ON CONFLICT (id) DO UPDATE SET credits_micro = EXCLUDED.credits_micro, description = EXCLUDED.description
+          WHERE subscription_invoices.credits_micro = 0`;
+        // The invoice id is the grant's idempotency key and its reference: one grant per charge, tied to it.
+        return ledger.post(tx, account, {
+          amountMicro: invoice.creditsMicro,
+          kind: UPGRADE_GRANT,
+          idempotencyKey: `invoice:${invoice.id}`,
+          reference: invoice.id,
+          at: invoice.paidAt,
+        });
+      });
+    },
+
+    async upgradeGrantsWithoutCharge() {
+      const rows = await sql<{ entryId: number; amountMicro: number; reference: string | null }[]>`
+        SELECT e.id AS "entryId", e.amount_micro AS "amountMicro", e.reference
+        FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+        LEFT JOIN subscription_invoices i ON i.id = e.reference
+        WHERE NOT a.test AND e.kind = ${UPGRADE_GRANT} AND e.id > (SELECT last_entry_id FROM upgrade_grant_baseline)
+          AND (i.id IS NULL OR i.amount_usd_cents <= 0 OR i.credits_micro <> e.amount_micro)
+        ORDER BY e.id`;
+      return rows.map((row) => ({ ...row }));
     },
 
     async eventSeen(id) {

@@ -314,6 +314,24 @@ export const pgMigrations: PgMigration[] = [
     `,
   },
   {
+    version: 4,
+    name: "upgrade grants tied to their charges; the sandbox processor's test cards (SQLite 16)",
+    sql: `
+      -- From here on an upgrade's credits are granted only with its paid charge (a subscription
+      -- invoice, which the grant names). Upgrade grants up to here were made before their payment
+      -- was confirmed and name no charge: the conservation check does not look for one behind them.
+      CREATE TABLE upgrade_grant_baseline (last_entry_id BIGINT NOT NULL);
+      INSERT INTO upgrade_grant_baseline SELECT COALESCE(MAX(id), 0) FROM ledger_entries;
+
+      -- The test card each sandbox customer gave its customer portal (one that declines, to try a
+      -- failed payment); a customer without a row pays.
+      CREATE TABLE sandbox_cards (
+        customer_id TEXT PRIMARY KEY,
+        card        TEXT NOT NULL
+      );
+    `,
+  },
+  {
     version: 5,
     name: 'the order in which apps took their identity-provider ids (SQLite 17)',
     sql: `

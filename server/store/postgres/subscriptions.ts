@@ -127,6 +127,17 @@ export function createSubscriptionsRepository(sql: Sql): Store['subscriptions'] 
         VALUES (${session.id}, ${session.subscriptionId}, ${session.returnUrl}, ${session.expiresAt})`;
     },
 
+    async sandboxCard(customerId) {
+      const [row] = await sql<{ card: string }[]>`SELECT card FROM sandbox_cards WHERE customer_id = ${customerId}`;
+      return row?.card ?? null;
+    },
+
+    async setSandboxCard(customerId, card) {
+      await sql`
+        INSERT INTO sandbox_cards (customer_id, card) VALUES (${customerId}, ${card})
+        ON CONFLICT (customer_id) DO UPDATE SET card = EXCLUDED.card`;
+    },
+
     async portalSession(id) {
       const [row] = await sql<{ id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }[]>`
         SELECT id, subscription_id AS "subscriptionId", return_url AS "returnUrl", expires_at AS "expiresAt"

@@ -1,7 +1,7 @@
 import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
 import type { Ledger } from './ledger.js';
-import type { BillingLine, Store } from '../types.js';
+import { UPGRADE_GRANT, type BillingLine, type Store } from '../types.js';
 import { toCheckoutSession, type CheckoutRow } from '../rows.js';
 
 
@@ -27,6 +27,21 @@ export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accou
     `${billingLines} ORDER BY createdAt DESC, id DESC LIMIT @limit OFFSET @offset`,
   );
   const count = db.prepare<[{ developerId: string }], { n: number }>(`SELECT COUNT(*) AS n FROM (${billingLines})`);
+  // An upgrade's charge; or, when the processor's report recorded it first (without credits), the credits on it.
+  const recordUpgradeCharge = db.prepare(
+    `INSERT INTO subscription_invoices (id, subscription_id, developer_id, amount_usd_cents, credits_micro, description, paid_at)
+     VALUES (@id, @subscriptionId, @developerId, @amountUsdCents, @creditsMicro, @description, @paidAt)
+     ON CONFLICT (id) DO UPDATE SET credits_micro = excluded.credits_micro, description = excluded.description
+     WHERE subscription_invoices.credits_micro = 0`,
+  );
+  const grantsWithoutCharge = db.prepare<[string], { entryId: number; amountMicro: number; reference: string | null }>(
+    `SELECT e.id AS entryId, e.amount_micro AS amountMicro, e.reference
+     FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+     LEFT JOIN subscription_invoices i ON i.id = e.reference
+     WHERE a.test = 0 AND e.kind = ? AND e.id > (SELECT last_entry_id FROM upgrade_grant_baseline)
+       AND (i.id IS NULL OR i.amount_usd_cents <= 0 OR i.credits_micro <> e.amount_micro)
+     ORDER BY e.id`,
+  );
   const selectEvent = db.prepare<[string], { id: string }>('SELECT id FROM webhook_events WHERE id = ?');
   const insertEvent = db.prepare('INSERT OR IGNORE INTO webhook_events (id, type, received_at) VALUES (?, ?, ?)');
 
@@ -67,6 +82,23 @@ export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accou
     },
     async listForDeveloper(developerId, { limit, offset }) {
       return { items: page.all({ developerId, limit, offset }), total: count.get({ developerId })?.n ?? 0 };
+    },
+    async recordPaidUpgrade(invoice, payer) {
+      if (invoice.creditsMicro <= 0) throw new Error(`upgrade invoice ${invoice.id} grants no credits`);
+      return db.transaction(() => {
+        recordUpgradeCharge.run(invoice);
+        // The invoice id is the grant's idempotency key and its reference: one grant per charge, tied to it.
+        return ledger.post(accounts.of(payer), {
+          amountMicro: invoice.creditsMicro,
+          kind: UPGRADE_GRANT,
+          idempotencyKey: `invoice:${invoice.id}`,
+          reference: invoice.id,
+          at: invoice.paidAt,
+        });
+      })();
+    },
+    async upgradeGrantsWithoutCharge() {
+      return grantsWithoutCharge.all(UPGRADE_GRANT);
     },
     async eventSeen(id) {
       return selectEvent.get(id) !== undefined;

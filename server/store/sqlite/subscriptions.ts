@@ -66,6 +66,8 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   const insertPortal = db.prepare(
     'INSERT INTO portal_sessions (id, subscription_id, return_url, expires_at) VALUES (@id, @subscriptionId, @returnUrl, @expiresAt)',
   );
+  const selectCard = db.prepare<[string], { card: string }>('SELECT card FROM sandbox_cards WHERE customer_id = ?');
+  const upsertCard = db.prepare('INSERT INTO sandbox_cards (customer_id, card) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET card = excluded.card');
   const selectPortal = db.prepare<[string], { id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }>(
     'SELECT id, subscription_id AS subscriptionId, return_url AS returnUrl, expires_at AS expiresAt FROM portal_sessions WHERE id = ?',
   );
@@ -119,6 +121,12 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     },
     async portalSession(id) {
       return selectPortal.get(id) ?? null;
+    },
+    async sandboxCard(customerId) {
+      return selectCard.get(customerId)?.card ?? null;
+    },
+    async setSandboxCard(customerId, card) {
+      upsertCard.run(customerId, card);
     },
   };
 }
