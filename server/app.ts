@@ -4,8 +4,10 @@ import type { AnyOperation } from '../src/contract/operation.js';
 import { operations } from '../src/contract/operations/index.js';
 import { VERSION } from '../src/version.js';
 import { systemClock, type Clock } from './clock.js';
-import { ServerSettings } from './config.js';
+import { DEFAULT_CONNECTIONS_PER_CLIENT, ServerSettings } from './config.js';
 import { handlers } from './handlers/index.js';
+import { refuseClientError } from './http/client-errors.js';
+import { capConnectionsPerClient } from './http/connections.js';
 import { createPipeline } from './http/pipeline.js';
 import { createRouter } from './http/router.js';
 import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
@@ -95,6 +97,16 @@ function poolSizeOf(value: string | undefined): { poolSize?: number } {
   return { poolSize: size };
 }
 
+/** `SVC_MAX_CONNECTIONS_PER_CLIENT`: a whole number from 1; anything else refuses to start. */
+function connectionsPerClientOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CONNECTIONS_PER_CLIENT;
+  const most = Number(value);
+  if (!Number.isSafeInteger(most) || most < 1) {
+    throw new Error(`SVC_MAX_CONNECTIONS_PER_CLIENT must be a whole number from 1 (got ${JSON.stringify(value)}).`);
+  }
+  return most;
+}
+
 /** The points program from the environment; a rate that is not a positive number refuses to start. */
 function pointsProgram(url: string, rate = '1') {
   const creditsPerPoint = Number(rate);
@@ -108,6 +120,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { providers, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
   // Configuration errors surface before anything is opened.
+  const connectionsPerClient = settings.maxConnectionsPerClient ?? connectionsPerClientOf(env.SVC_MAX_CONNECTIONS_PER_CLIENT);
   const upstreams = providers ?? providersFromConfig(env, providersFile);
   const registry = createProviderRegistry(upstreams);
   const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
@@ -146,9 +159,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   let shuttingDown = false;
   // Timeouts bound how long a client may take to send a request; an answer (a stream) may take
-  // as long as the model does. Keep-alive outlasts the common 60 s of load balancers.
+  // as long as the model does. Keep-alive outlasts the common 60 s of load balancers. Node checks
+  // the header and request deadlines on an interval (30 s by default, during which a slow client
+  // keeps its slot): checked every second, a slow client is cut within a second of its deadline.
   const server: Server = createServer(
-    { keepAliveTimeout: 65_000, headersTimeout: settings.headersTimeoutMs, requestTimeout: settings.requestTimeoutMs },
+    {
+      keepAliveTimeout: 65_000,
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
+    },
     (req, res) => {
       // Once shutdown has begun, a keep-alive connection must not outlive its last answer:
       // otherwise close() would wait out the whole grace period for idle sockets.
@@ -159,10 +179,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
   );
   server.maxConnections = settings.maxConnections;
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  capConnectionsPerClient(server, connectionsPerClient, log);
+  server.on('clientError', refuseClientError);
 
   try {
     await new Promise<void>((resolve, reject) => {

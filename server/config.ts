@@ -13,6 +13,12 @@ export const ServerSettings = z.strictObject({
   validateResponses: z.boolean().default(false),
   /** Open connections at most (streams hold theirs for the whole answer); more wait in the backlog. */
   maxConnections: z.number().int().positive().default(4096),
+  /**
+   * Open connections one client (an IPv4 address, an IPv6 /64) may hold, so that one client cannot
+   * take every slot. Unset: SVC_MAX_CONNECTIONS_PER_CLIENT, else DEFAULT_CONNECTIONS_PER_CLIENT.
+   * Behind a reverse proxy every connection comes from the proxy: raise it to maxConnections there.
+   */
+  maxConnectionsPerClient: z.number().int().positive().optional(),
   /** How long a client may take to send its headers, and its whole request (not the answer). */
   headersTimeoutMs: z.number().int().positive().default(30_000),
   requestTimeoutMs: z.number().int().positive().default(120_000),
@@ -32,3 +38,6 @@ export const ServerSettings = z.strictObject({
   paymentWebhookSecret: z.string().min(16).optional(),
 });
 export type ServerSettings = z.input<typeof ServerSettings>;
+
+/** A sixteenth of the default 4,096 connections: plenty for one client's pool of streams. */
+export const DEFAULT_CONNECTIONS_PER_CLIENT = 256;
