@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyOperation } from '../../src/contract/operation.js';
 import { NoFields } from '../../src/contract/schemas/common.js';
@@ -49,12 +50,17 @@ function describeUnexpected(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-/** Writes a stream of server-sent events; a client that goes away ends the iteration early. */
-async function writeStream(res: ServerResponse, reply: SseReply): Promise<void> {
+/**
+ * Writes a stream of server-sent events; a client that goes away (`closed`) ends the iteration
+ * early, also while a write waits for the socket to drain.
+ */
+async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSignal): Promise<void> {
+  // No `connection` header of our own: node keeps the connection alive when the client allows
+  // it, and closes it after the stream when the client asked so (a forced keep-alive would hold
+  // its slot instead).
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
   const iterator = reply.events[Symbol.asyncIterator]();
@@ -72,12 +78,9 @@ async function writeStream(res: ServerResponse, reply: SseReply): Promise<void> 
           res.uncork();
         });
       }
-      if (!res.write(formatEvent(next.value))) {
-        await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        });
-      }
+      // once() removes its listeners whichever way the wait ends: a long stream to a slow reader
+      // waits thousands of times on the same response.
+      if (!res.write(formatEvent(next.value))) await once(res, 'drain', { signal: closed }).catch(() => {});
     }
   } finally {
     // Lets the producer settle what it has produced, whether the stream ended or was cut.
@@ -144,7 +147,7 @@ export function createPipeline(options: PipelineOptions) {
       services,
       request: { id: requestId, headers: req.headers, rawBody, signal, origin: `http://${host}` },
     } as Parameters<Handler<AnyOperation>>[0]);
-    if (result instanceof SseReply) return writeStream(res, result);
+    if (result instanceof SseReply) return writeStream(res, result, signal);
     if (options.validateResponses) {
       const check = operation.response.safeParse(result);
       if (!check.success) {
@@ -175,6 +178,13 @@ export function createPipeline(options: PipelineOptions) {
       if (error instanceof ClientClosedError) {
         options.log(`[${requestId}] client closed the connection mid-request`);
         res.destroy();
+        return;
+      }
+      // The client hung up while its answer was being made: whatever the work failed with after
+      // that (the upstream call aborted), nobody is left to answer, and it is no bug. Inference
+      // has recorded it as client_closed.
+      if (aborter.signal.aborted) {
+        options.log(`[${requestId}] client closed the connection before its answer (${error instanceof Error ? error.message : String(error)})`);
         return;
       }
       if (error instanceof StoreUnavailableError) {
