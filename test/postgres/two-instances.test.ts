@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { signEvent } from '../../server/payments/signature.js';
+import { checkConservation } from '../../server/services/conservation.js';
 import { estimateChatInputTokens, UNBOUNDED } from '../../server/providers/tokens.js';
 import { API, appPath, createOwnerApp, expectStatus, fundPromotions } from '../helpers/api.js';
 import { emptySchema, freshSchema, testDatabaseUrl } from '../helpers/postgres.js';
 import { gatedEcho, pricedProvider, stallingChatAdapter } from '../helpers/providers.js';
 import { MICRO, PAID_INPUT_MICRO, PAID_OUTPUT_MICRO, toMicro } from '../helpers/reliability.js';
 import { joinTestServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { subscriber } from '../helpers/subscriber.js';
 import type { StartOptions } from '../../server/app.js';
 
 /**
@@ -106,6 +108,19 @@ describe.skipIf(!testDatabaseUrl)('two instances over one PostgreSQL database', 
     });
     expect((await Promise.all(deliveries)).map((answer) => answer.status)).toEqual(Array(10).fill(200));
     expect((await a.call('GET', `${API}/credits/balance`)).body.credits).toBe(600);
+  });
+
+  it('upgrades of one subscription sent to both at once run one after another: one charge, one grant', async () => {
+    const [a, b] = await twoInstances();
+    const s = await subscriber(a);
+    await s.subscribe('starter');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).call('POST', `${API}/subscriptions/upgrade`, { key: s.key, body: { tier: 'pro' } })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    expect(await s.balance()).toBe(1000 + 3000);
+    expect((await s.billing()).filter((line) => line.description.endsWith('upgrade'))).toEqual([expect.objectContaining({ amount_usd: 20, credits: 3000 })]);
+    expect(await checkConservation(a.server.store)).toMatchObject({ ok: true, problems: [] });
   });
 
   it('a rate limit is one limit across both instances', async () => {
