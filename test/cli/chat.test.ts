@@ -1,6 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explain, removeTempDirs, runSvc, tempDir, type RunResult } from '../helpers/cli.js';
+import { BIN, childEnv, explain, readConfig, removeTempDirs, runSvc, tempDir, type RunResult } from '../helpers/cli.js';
+import { openRequest } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** `svc chat` with stdin not a terminal: the question from stdin, the answer as plain text on stdout. */
@@ -66,6 +72,43 @@ describe('svc chat without a terminal (pipe mode)', () => {
     const result = await pipe('Is anybody home?', { url, key: null });
     expectAnswer(result, 'you said:\n\nIs anybody home?');
     expect(result.stderr).toContain(`no server answered at ${url}; started the bundled one`);
+  });
+
+  it('logs the bundled server it starts to ~/.svc/server.log, never to the screen', async () => {
+    const home = tempDir();
+    const url = `http://127.0.0.1:${await freePort()}`;
+    // stdin stays open: the chat (and its server) wait for the question while the test acts.
+    const child = spawn(process.execPath, [BIN, 'chat', '--api-url', url], { cwd: tmpdir(), env: childEnv(home), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      for (let i = 0; i < 500 && !stderr.includes('started the bundled one'); i++) await once(child.stderr, 'data');
+      expect(stderr).toContain(`started the bundled one (data in ${home}, its log in ${join(home, 'server.log')})`);
+      // Something the server logs: a request whose client hangs up halfway through its body, once
+      // the server has taken it (it has answered 100-continue).
+      const { req, response } = openRequest(url, 'POST', '/api/v1/chat/completions', {
+        'x-api-key': String(readConfig(home)?.api_key),
+        'content-type': 'application/json',
+        'content-length': 1000,
+        expect: '100-continue',
+      });
+      response.catch(() => {});
+      await once(req, 'continue');
+      req.write('{"model":"local/echo",');
+      req.destroy();
+      const log = () => (existsSync(join(home, 'server.log')) ? readFileSync(join(home, 'server.log'), 'utf8') : '');
+      for (let i = 0; i < 500 && !log().includes('client closed the connection'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(log()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z \[req_\w+\] client closed the connection mid-request\n$/);
+      child.stdin.end('Is anybody home?');
+      expect(await exited, stderr).toBe(0);
+      expect(stdout).toContain('you said:\n\nIs anybody home?');
+      expect(stderr).not.toContain('client closed');
+    } finally {
+      child.kill();
+    }
   });
 
   it('remembers: a later run finds an earlier message with search_memory', async () => {

@@ -92,17 +92,20 @@ export class ChatCommand extends SvcCommand {
     } catch (error) {
       const local = new URL(connection.apiUrl);
       if (!(error instanceof ConnectionError) || !['127.0.0.1', 'localhost'].includes(local.hostname)) return this.report(error);
+      // What the server logs goes to a file: on the chat's screen it would tear through the answer.
+      const serverLogFile = join(config.home, 'server.log');
       try {
         started = await startBundledServer(config, {
           host: '127.0.0.1',
           port: Number(local.port || new URL(DEFAULT_API_URL).port),
           startingCredits: 100,
+          logFile: serverLogFile,
         });
       } catch (startError) {
         stderr.write(`svc: no server at ${connection.apiUrl}, and the bundled one could not start: ${(startError as Error).message}\n`);
         return ExitCode.unreachable;
       }
-      stderr.write(`svc: no server answered at ${connection.apiUrl}; started the bundled one (data in ${config.home}).\n`);
+      stderr.write(`svc: no server answered at ${connection.apiUrl}; started the bundled one (data in ${config.home}, its log in ${serverLogFile}).\n`);
       connection = this.connection();
     }
 
