@@ -11,7 +11,7 @@ export const ServerSettings = z.strictObject({
   /** Credits granted to the owner's default app on an empty database. */
   startingGrantCredits: z.number().min(0).default(100),
   validateResponses: z.boolean().default(false),
-  /** Open connections at most (streams hold theirs for the whole answer); more wait in the backlog. */
+  /** Open connections at most (streams hold theirs for the whole answer); node closes any more at once. */
   maxConnections: z.number().int().positive().default(4096),
   /**
    * Open connections one client (an IPv4 address, an IPv6 /64) may hold, so that one client cannot
