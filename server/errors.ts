@@ -1,3 +1,5 @@
+import { BalanceLimitError, StoreUnavailableError } from './store/types.js';
+
 /**
  * The one error type that crosses layers. Services throw it through the factories below; the
  * HTTP layer turns it into the OpenAI-shaped error body `{error: {message, type, code, param}}`.
@@ -34,3 +36,21 @@ export const notImplemented = (operationId: string) =>
     `The operation ${operationId} is part of the API but not built into this server yet.`,
     'not_implemented',
   );
+
+/**
+ * The API error a failure from below the services stands for, in one place: the store's own
+ * errors (an unreachable database, a balance past exact arithmetic). Null for anything else, which
+ * is either an ApiError already or a bug.
+ */
+export function apiErrorOf(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new ApiError(503, 'service_unavailable', 'The database cannot be reached right now; retry shortly.', 'database_unavailable', null, {
+      'retry-after': '1',
+    });
+  }
+  if (error instanceof BalanceLimitError) {
+    return new ApiError(409, 'conflict', 'This would take a balance past 9,007,199,254 credits (2^53 micro-credits), the most kept exactly.', 'balance_limit');
+  }
+  return null;
+}

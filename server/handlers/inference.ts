@@ -18,9 +18,11 @@ export const inferenceHandlers: HandlerTable = {
 
   'responses.cancel': async ({ principal, params, services }) => services.responses.cancel(callerOf(principal), params.id),
 
-  'models.list': async ({ query, services }) => services.models.list(query),
+  // Anthropic's SDKs and Claude Code send anthropic-version: they get Anthropic's shapes.
+  'models.list': async ({ query, services, request }) =>
+    request.headers['anthropic-version'] ? services.models.listAnthropic(query) : services.models.list(query),
 
-  'models.get': async ({ params, services }) => services.models.get(params.model),
+  'models.get': async ({ params, services, request }) => services.models.get(params.model, request.headers['anthropic-version'] ? 'anthropic' : 'openai'),
 
   'tools.list': async () => ({ object: 'list', data: toolCatalog }),
 };

@@ -3,9 +3,10 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyOperation } from '../../src/contract/operation.js';
 import { NoFields } from '../../src/contract/schemas/common.js';
-import { ApiError, invalidRequest, notFound, notImplemented } from '../errors.js';
+import type { ErrorProtocol } from '../error-shapes.js';
+import { ApiError, apiErrorOf, invalidRequest, notFound, notImplemented } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
-import { BalanceLimitError, StoreUnavailableError } from '../store/types.js';
+import { StoreUnavailableError } from '../store/types.js';
 import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
 import { ClientClosedError, parseJsonBody, readBody } from './body.js';
@@ -14,7 +15,7 @@ import { formatEvent, SseReply } from './sse.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { handleSandboxPage, isSandboxPage } from './sandbox-pages.js';
 import type { createRouter } from './router.js';
-import { parseOrThrow } from './validate.js';
+import { parseOrThrow } from '../validation.js';
 
 export interface PipelineOptions {
   router: ReturnType<typeof createRouter>;
@@ -44,6 +45,12 @@ function modelOf(raw: Buffer): string {
   } catch {
     return '';
   }
+}
+
+/** The protocol whose shape the operation's errors take (see `protocol` in the contract). */
+function protocolOf(operation: AnyOperation, headers: IncomingMessage['headers']): ErrorProtocol {
+  if (operation.protocol === 'anthropic-if-asked') return headers['anthropic-version'] ? 'anthropic' : 'openai';
+  return operation.protocol ?? 'openai';
 }
 
 function describeUnexpected(error: unknown): string {
@@ -93,7 +100,7 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
 export function createPipeline(options: PipelineOptions) {
   const { router, handlers, services } = options;
 
-  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal) {
+  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal, answer: { protocol: ErrorProtocol }) {
     const url = new URL(req.url ?? '/', 'http://placeholder');
     const method = req.method ?? 'GET';
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
@@ -107,6 +114,7 @@ export function createPipeline(options: PipelineOptions) {
       throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}; use ${allow}.`, 'method_not_allowed', null, { allow });
     }
     const operation: AnyOperation = match.operation;
+    answer.protocol = protocolOf(operation, req.headers);
     const principal = await services.auth.authenticate(req.headers, operation.auth);
     authorize(principal, operation);
     applyCors(res, origin, principal);
@@ -160,7 +168,10 @@ export function createPipeline(options: PipelineOptions) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // randomUUID draws from a pooled entropy cache: far cheaper per request than randomBytes.
     const requestId = `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+    // `request-id` is what Anthropic's SDKs read (`_request_id`); `x-request-id` what the rest do.
     res.setHeader('x-request-id', requestId);
+    res.setHeader('request-id', requestId);
+    const answer = { protocol: 'openai' as ErrorProtocol };
     const aborter = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) aborter.abort();
@@ -168,11 +179,11 @@ export function createPipeline(options: PipelineOptions) {
     try {
       // Every request passes here: the API's own paths skip the sandbox pages without a wait.
       if (isSandboxPage(req.url) && (await handleSandboxPage(req, res, services))) return;
-      await run(req, res, requestId, aborter.signal);
+      await run(req, res, requestId, aborter.signal, answer);
     } catch (error) {
       if (error instanceof ApiError) {
         if (error.status === 413) res.setHeader('connection', 'close');
-        sendError(res, error);
+        sendError(res, error, answer.protocol);
         return;
       }
       if (error instanceof ClientClosedError) {
@@ -187,25 +198,14 @@ export function createPipeline(options: PipelineOptions) {
         options.log(`[${requestId}] client closed the connection before its answer (${error instanceof Error ? error.message : String(error)})`);
         return;
       }
-      if (error instanceof StoreUnavailableError) {
-        options.log(`[${requestId}] ${error.message}`);
-        sendError(
-          res,
-          new ApiError(503, 'service_unavailable', 'The database cannot be reached right now; retry shortly.', 'database_unavailable', null, {
-            'retry-after': '1',
-          }),
-        );
-        return;
-      }
-      if (error instanceof BalanceLimitError) {
-        sendError(
-          res,
-          new ApiError(409, 'conflict', 'This would take a balance past 9,007,199,254 credits (2^53 micro-credits), the most kept exactly.', 'balance_limit'),
-        );
+      if (error instanceof StoreUnavailableError) options.log(`[${requestId}] ${error.message}`);
+      const known = apiErrorOf(error);
+      if (known) {
+        sendError(res, known, answer.protocol);
         return;
       }
       options.log(`[${requestId}] unexpected error: ${describeUnexpected(error)}`);
-      sendError(res, new ApiError(500, 'server_error', `Internal error (request ${requestId}). This is a bug; please report it.`, 'internal_error'));
+      sendError(res, new ApiError(500, 'server_error', `Internal error (request ${requestId}). This is a bug; please report it.`, 'internal_error'), answer.protocol);
     }
   };
 }

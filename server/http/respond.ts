@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { ApiError } from '../errors.js';
+import { errorAnswer, type ErrorProtocol } from '../error-shapes.js';
+import type { ApiError } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
@@ -11,15 +12,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload);
 }
 
-export function sendError(res: ServerResponse, error: ApiError): void {
+/** An error in the shape of the protocol the route speaks (see error-shapes.ts). */
+export function sendError(res: ServerResponse, error: ApiError, protocol: ErrorProtocol = 'openai'): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendJson(
-    res,
-    error.status,
-    { error: { message: error.message, type: error.type, code: error.code, param: error.param } },
-    error.headers,
-  );
+  const requestId = res.getHeader('request-id');
+  const { status, body } = errorAnswer(error, protocol, typeof requestId === 'string' ? requestId : null);
+  sendJson(res, status, body, error.headers);
 }

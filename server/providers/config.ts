@@ -10,6 +10,12 @@ const ModelConfig = z.strictObject({
   /** USD per million tokens. */
   input_price: z.number().min(0),
   output_price: z.number().min(0),
+  /** A cache read, a 5-minute and a 1-hour cache write, per million input tokens (default: the provider type's published rule). */
+  cached_input_price: z.number().min(0).optional(),
+  cache_write_price: z.number().min(0).optional(),
+  cache_write_1h_price: z.number().min(0).optional(),
+  /** Per million reasoning tokens (default: the output price). */
+  reasoning_price: z.number().min(0).optional(),
   context_length: z.number().int().positive().optional(),
   max_output_tokens: z.number().int().positive().optional(),
   /** The most one input image costs on this model, in input tokens (default: the provider type's published maximum). */
@@ -162,14 +168,31 @@ export function resolveProviders(env: NodeJS.ProcessEnv, file: ProvidersFile | n
   });
 }
 
+/**
+ * Cache prices as multiples of the input price where a provider type publishes one rule for all
+ * its models: Anthropic bills a cache read at 0.1×, a 5-minute write at 1.25× and a 1-hour write
+ * at 2×. OpenAI's cached-input discount differs by model, so it must be given (else: full price).
+ */
+const CACHE_RULES: Partial<Record<ProviderConfig['type'], { read: number; write: number; write1h: number }>> = {
+  anthropic: { read: 0.1, write: 1.25, write1h: 2 },
+};
+
+/** `input × factor`, kept to the millionth of a dollar the prices are summed in. */
+const times = (price: number, factor: number) => Math.round(price * factor * 1_000_000) / 1_000_000;
+
 /** The catalog entries of one provider's models. */
 export function modelEntries(config: ProviderConfig): ModelEntry[] {
+  const rule = CACHE_RULES[config.type];
   return config.models.map((model) => ({
     id: `${config.id}/${model.id}`,
     provider: config.id,
     model: model.id,
     inputPrice: model.input_price,
     outputPrice: model.output_price,
+    cachedInputPrice: model.cached_input_price ?? (rule ? times(model.input_price, rule.read) : undefined),
+    cacheWritePrice: model.cache_write_price ?? (rule ? times(model.input_price, rule.write) : undefined),
+    cacheWrite1hPrice: model.cache_write_1h_price ?? (rule ? times(model.input_price, rule.write1h) : undefined),
+    reasoningPrice: model.reasoning_price,
     contextLength: model.context_length ?? null,
     defaultMaxOutputTokens: model.max_output_tokens ?? DEFAULT_MAX_OUTPUT,
     imageTokens: model.image_tokens ?? IMAGE_TOKENS[config.type],

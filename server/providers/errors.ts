@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { OVERLOADED_CODE } from '../error-shapes.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -12,8 +13,11 @@ export const upstreamUnreachable = (provider: string, detail: string) =>
 export const upstreamTimeout = (provider: string, phase: 'connect' | 'first byte' | 'idle') =>
   new ApiError(504, 'upstream_timeout', `The provider '${provider}' timed out (${phase}).`, 'upstream_timeout');
 
+/** A 5xx from the upstream; 529 is its "overloaded", which the Messages API answers as 529 again. */
 export const upstreamFailed = (provider: string, status: number) =>
-  new ApiError(502, 'upstream_error', `The provider '${provider}' failed (HTTP ${status}).`, 'upstream_error');
+  status === 529
+    ? new ApiError(502, 'upstream_error', `The provider '${provider}' is overloaded (HTTP 529); retry shortly.`, OVERLOADED_CODE)
+    : new ApiError(502, 'upstream_error', `The provider '${provider}' failed (HTTP ${status}).`, 'upstream_error');
 
 export const upstreamBadResponse = (provider: string, detail: string) =>
   new ApiError(502, 'upstream_error', `The provider '${provider}' sent an answer that could not be read (${detail}).`, 'upstream_bad_response');

@@ -6,8 +6,11 @@ import type { ChatBody, ModelEntry } from './types.js';
  * the safe side for a hold.
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensOfLength(text.length);
 }
+
+/** `estimateTokens` of a text known only by its length (what a stream has produced so far). */
+export const tokensOfLength = (length: number) => Math.ceil(length / 4);
 
 /**
  * The most one input image can cost in input tokens when its size is unknown, from the providers'
@@ -56,6 +59,23 @@ function partTokens(part: unknown, bounds: InputBounds): number {
       return bounds.imageTokens;
     case 'input_audio':
       return audioTokens(text(field(field(part, 'input_audio'), 'data')));
+    // Anthropic's blocks, as a relayed Messages request carries them.
+    case 'image':
+      return bounds.imageTokens;
+    case 'thinking':
+      return estimateTokens(text(field(part, 'thinking')));
+    case 'tool_use':
+    case 'server_tool_use':
+      return estimateTokens(JSON.stringify(field(part, 'input') ?? {}));
+    case 'tool_result':
+      return contentTokens(field(part, 'content'), bounds);
+    case 'document': {
+      const source = field(part, 'source');
+      const data = text(field(source, 'data'));
+      if (field(source, 'type') === 'text') return estimateTokens(data);
+      if (data) return Math.ceil(decodedBytes(data) / 3) + bounds.imageTokens;
+      return bounds.contextTokens ?? 128_000;
+    }
     case 'file':
     case 'input_file': {
       const data = text(field(field(part, 'file'), 'file_data')) || text(field(part, 'file_data'));
@@ -100,6 +120,19 @@ export function estimateChatInputTokens(body: Pick<ChatBody, 'messages' | 'tools
     0,
   );
   return capped(messages + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0), bounds);
+}
+
+/**
+ * Input tokens of a Messages request relayed as it is: the system prompt, every turn block by
+ * block, and the tools.
+ */
+export function estimateMessagesInputTokens(
+  request: { system?: unknown; messages: readonly { content: unknown }[]; tools?: unknown },
+  bounds: InputBounds,
+): number {
+  const turns = request.messages.reduce((sum, message) => sum + contentTokens(message.content, bounds) + 4, 0);
+  const extra = contentTokens(request.system, bounds) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0);
+  return capped(turns + extra, bounds);
 }
 
 /**

@@ -1,10 +1,23 @@
 import type { z } from 'zod';
 import type { ChatCompletion, ChatCompletionBody } from '../../src/contract/schemas/inference.js';
 
-/** Tokens as the upstream counted them. */
+/**
+ * Tokens as the upstream counted them, in OpenAI's convention: `inputTokens` is every input token
+ * (cached or not) and `outputTokens` every output token (reasoning included); the optional counts
+ * are parts of those totals, priced apart. Adapters of providers that count otherwise (Anthropic's
+ * `input_tokens` exclude the cache) convert, so nothing is billed twice or missed.
+ */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Input read from the provider's prompt cache. */
+  cacheReadTokens?: number;
+  /** Input written to the prompt cache for five minutes (Anthropic's default ttl). */
+  cacheWriteTokens?: number;
+  /** Input written to the prompt cache for an hour. */
+  cacheWrite1hTokens?: number;
+  /** Output spent on reasoning (thinking). */
+  reasoningTokens?: number;
 }
 
 export type ChatBody = z.output<typeof ChatCompletionBody>;
@@ -83,6 +96,34 @@ export interface NativeResponses {
   stream(call: ResponsesCall): AsyncIterable<ResponseStreamEvent>;
 }
 
+/**
+ * A Messages API request relayed to an upstream that speaks it (Anthropic): the client's body as
+ * it was sent but for `model`, and the client's protocol headers.
+ */
+export interface MessagesCall {
+  model: string;
+  body: Record<string, unknown>;
+  /** `anthropic-version` and `anthropic-beta` as the client sent them (the adapter's default version otherwise). */
+  headers: { version?: string; beta?: string };
+  signal: AbortSignal;
+}
+
+/** One event of a relayed Messages stream: its name and its JSON text as the upstream sent it. */
+export interface RelayedEvent {
+  event: string;
+  data: string;
+}
+
+/** The upstream's own Messages API, relayed rather than translated. */
+export interface NativeMessages {
+  /** The answer as the upstream sent it, with its usage read. */
+  create(call: MessagesCall): Promise<{ answer: Record<string, unknown>; usage: TokenUsage }>;
+  /** The events as they arrive; the caller reads usage from `message_start` and `message_delta`. */
+  stream(call: MessagesCall): AsyncIterable<RelayedEvent>;
+  /** The upstream's own count of the request's input tokens. */
+  countTokens(call: MessagesCall): Promise<number>;
+}
+
 /** What a provider can do, in OpenAI's shapes; adapters translate everything else. */
 export interface ProviderAdapter {
   chat(call: ChatCall): Promise<{ completion: ChatCompletionJson; usage: TokenUsage }>;
@@ -90,6 +131,7 @@ export interface ProviderAdapter {
   chatStream(call: ChatCall): AsyncIterable<ChatChunk>;
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
   responses?: NativeResponses;
+  messages?: NativeMessages;
   /** Releases connection pools at shutdown. */
   close?(): Promise<void>;
 }
@@ -104,6 +146,13 @@ export interface ModelEntry {
   /** USD per million tokens. */
   inputPrice: number;
   outputPrice: number;
+  /** USD per million input tokens read from the prompt cache (default: the input price). */
+  cachedInputPrice?: number;
+  /** USD per million input tokens written to the cache for 5 minutes, and for an hour (default: the input price). */
+  cacheWritePrice?: number;
+  cacheWrite1hPrice?: number;
+  /** USD per million reasoning tokens (default: the output price). */
+  reasoningPrice?: number;
   contextLength: number | null;
   /** Output tokens held for a request that does not set `max_tokens`. */
   defaultMaxOutputTokens: number;

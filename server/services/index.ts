@@ -95,7 +95,7 @@ export function createServices(deps: ServiceDeps) {
     chat,
     embeddings: createEmbeddingsService(inference),
     responses: createResponsesService(inference),
-    messages: createMessagesService({ registry: deps.registry, chat }),
+    messages: createMessagesService({ ...inference, chat }),
     usage: createUsageService(deps),
     signingKeys,
     text: createTextService(deps),

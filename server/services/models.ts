@@ -31,12 +31,42 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
     capabilities: entry.capabilities,
   });
 
+  const createdAt = new Date(created * 1000).toISOString();
+  /** Anthropic's shape: the id is the gateway's, which the Messages API takes as `model`. */
+  const presentAnthropic = (entry: ModelEntry) => ({ type: 'model' as const, id: entry.id, display_name: entry.model, created_at: createdAt });
+  const sorted = () => [...deps.registry.models()].sort((a, b) => a.id.localeCompare(b.id));
+
+  function find(id: string): ModelEntry {
+    const entry = deps.registry.models().find((model) => model.id === id);
+    if (!entry) throw notFound(`No model '${id}' on this server; GET /models lists them.`, 'model_not_found', 'model');
+    return entry;
+  }
+
   return {
-    /** A model by id, or a 404 naming it. */
-    get(id: string) {
-      const entry = deps.registry.models().find((model) => model.id === id);
-      if (!entry) throw notFound(`No model '${id}' on this server; GET /models lists them.`, 'model_not_found', 'model');
-      return present(entry);
+    /** A model by id, or a 404 naming it; in Anthropic's shape for an Anthropic client. */
+    get(id: string, shape: 'openai' | 'anthropic' = 'openai') {
+      const entry = find(id);
+      return shape === 'anthropic' ? presentAnthropic(entry) : present(entry);
+    },
+
+    /** Anthropic's Models API list: `limit` (default 20), `after_id` or `before_id`, `has_more`, `first_id`, `last_id`. */
+    listAnthropic(query: { provider?: string; limit?: number | undefined; after_id?: string; before_id?: string }) {
+      if (query.after_id !== undefined && query.before_id !== undefined) {
+        throw invalidRequest('Give after_id or before_id, not both.', 'before_id');
+      }
+      const matching = sorted().filter((entry) => query.provider === undefined || entry.provider === query.provider);
+      const limit = query.limit ?? 20;
+      const anchor = query.after_id ?? query.before_id;
+      const at = anchor === undefined ? -1 : matching.findIndex((entry) => entry.id === anchor);
+      if (anchor !== undefined && at < 0) throw invalidRequest(`No model '${anchor}' to page from.`, query.after_id !== undefined ? 'after_id' : 'before_id');
+      const [from, to] = query.before_id !== undefined ? [Math.max(0, at - limit), at] : [at + 1, at + 1 + limit];
+      const page = matching.slice(from, to);
+      return {
+        data: page.map(presentAnthropic),
+        has_more: query.before_id !== undefined ? from > 0 : to < matching.length,
+        first_id: page[0]?.id ?? null,
+        last_id: page.at(-1)?.id ?? null,
+      };
     },
 
     list(query: { provider?: string; page_size?: number | undefined; page_token?: string }) {
@@ -45,10 +75,7 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
       if (after && after.provider !== provider) {
         throw invalidRequest('page_token was issued for another provider filter; repeat the same filter.', 'page_token');
       }
-      const matching = deps.registry
-        .models()
-        .filter((entry) => provider === null || entry.provider === provider)
-        .sort((a, b) => a.id.localeCompare(b.id));
+      const matching = sorted().filter((entry) => provider === null || entry.provider === provider);
       const from = after ? matching.findIndex((entry) => entry.id.localeCompare(after.after) > 0) : 0;
       // Without page_size: every model, as OpenAI's list answers (its SDK reads one page only).
       const size = query.page_size ?? matching.length;

@@ -77,6 +77,12 @@ export interface OperationDefinition<
   readonly testKeys?: boolean;
   /** Inference that is metered: every request leaves a usage row, refused ones included. */
   readonly metered?: boolean;
+  /**
+   * The wire protocol the operation speaks, which shapes its errors: `openai` (the default),
+   * `anthropic` (the Messages API), or `anthropic-if-asked`: Anthropic's when the request carries
+   * `anthropic-version` (what Anthropic's SDKs send), as `GET /models` does for them.
+   */
+  readonly protocol?: 'openai' | 'anthropic' | 'anthropic-if-asked';
   /** Success status; 200 unless said. */
   readonly successStatus?: 200 | 201 | 202 | 204;
   readonly summary: string;

@@ -43,9 +43,38 @@ export function useTestServer(options: Parameters<typeof startTestServer>[0] = {
   });
 }
 
+/** Anthropic's error type for each of the gateway's (docs.anthropic.com, Errors), as its SDKs read them. */
+const ANTHROPIC_TYPES: Record<string, string> = {
+  invalid_request_error: 'invalid_request_error',
+  authentication_error: 'authentication_error',
+  insufficient_credits: 'billing_error',
+  permission_denied: 'permission_error',
+  not_found: 'not_found_error',
+  request_too_large: 'request_too_large',
+  rate_limit_exceeded: 'rate_limit_error',
+};
+
+/**
+ * Asserts an error answer of a route that speaks Anthropic's protocol: the status, the exact
+ * body `{type: "error", error: {type, message, code?, param?}, request_id}` with the request id
+ * of the `request-id` header, and Anthropic's name for the gateway's error type.
+ */
+function expectAnthropicError(response: Response, expected: { type?: string; code?: string | null; param?: string | null }): void {
+  expect(Object.keys(response.body).sort()).toEqual(['error', 'request_id', 'type']);
+  expect(response.body.type).toBe('error');
+  expect(response.body.request_id).toBe(response.headers.get('request-id'));
+  const error = response.body.error;
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  if (expected.type !== undefined) expect(error.type).toBe(ANTHROPIC_TYPES[expected.type] ?? 'api_error');
+  if (expected.code !== undefined) expect(error.code ?? null).toBe(expected.code);
+  if (expected.param !== undefined) expect(error.param ?? null).toBe(expected.param);
+}
+
 /**
  * Asserts an error answer: the status, the exact OpenAI-shaped body
- * `{error: {message, type, code, param}}`, and whichever of type/code/param are given.
+ * `{error: {message, type, code, param}}`, and whichever of type/code/param are given. A route
+ * that speaks Anthropic's protocol (`/messages`) is held to Anthropic's shape instead.
  */
 export function expectApiError(
   response: Response,
@@ -53,6 +82,7 @@ export function expectApiError(
   expected: { type?: string; code?: string | null; param?: string | null } = {},
 ): void {
   expect({ status: response.status, body: response.body }).toMatchObject({ status });
+  if (response.body?.type === 'error') return expectAnthropicError(response, expected);
   expect(Object.keys(response.body ?? {})).toEqual(['error']);
   const error = response.body.error;
   expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'type']);

@@ -1,6 +1,7 @@
 import { parseEventStream } from '../../../src/client/sse.js';
 import type { ProviderAdapter } from '../types.js';
 import type { Upstream } from '../upstream.js';
+import { createNativeMessages } from './native.js';
 import { createStreamTranslator, fromAnthropicMessage, structuredAnswerOf, toAnthropicRequest } from './translate.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -18,7 +19,7 @@ export interface AnthropicAdapterOptions {
 
 /**
  * Anthropic's Messages API behind the OpenAI chat interface (see translate.ts for what maps to
- * what). No embeddings (Anthropic has none) and no native Responses API: the gateway translates
+ * what), and relayed as it is behind the gateway's own Messages front door (native.ts). No embeddings (Anthropic has none) and no native Responses API: the gateway translates
  * responses to chat completions. `close` closes the upstream's pool.
  */
 export function createAnthropicAdapter(options: AnthropicAdapterOptions): ProviderAdapter {
@@ -47,6 +48,8 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
       }
       translator.end();
     },
+
+    messages: createNativeMessages(upstream, headers['anthropic-version']),
 
     close: () => upstream.close(),
   };

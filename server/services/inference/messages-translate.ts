@@ -20,17 +20,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import type { CountTokensBody, MessageObject, MessagesBody, MessagesMessage, MessagesStopReason } from '../../../src/contract/schemas/messages.js';
+import type { MessageObject, MessagesStopReason } from '../../../src/contract/schemas/messages.js';
+import { anthropicError } from '../../error-shapes.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import type { SseEvent } from '../../http/sse.js';
 import type { ChatBody, ChatChunk, ChatCompletionJson } from '../../providers/types.js';
+import type { MessagesMessage, TranslatableCountTokensBody, TranslatableMessagesBody } from './messages-translatable.js';
 
 // ---------------------------------------------------------------------------------------------
 // Request
 
 /** What a request may hold: count_tokens has the conversation only, create the rest too. */
-export type MessagesRequest = CountTokensBody &
-  Partial<Pick<MessagesBody, 'max_tokens' | 'stream' | 'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'metadata'>>;
+export type MessagesRequest = TranslatableCountTokensBody &
+  Partial<Pick<TranslatableMessagesBody, 'max_tokens' | 'stream' | 'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'metadata'>>;
 
 type ChatMessage = ChatBody['messages'][number];
 type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], string>[number];
@@ -233,24 +235,11 @@ export interface ChatStreamError {
   param: string | null;
 }
 
-/** The gateway's error types as Anthropic names them (what its SDKs read from `event: error`). */
-const ERROR_TYPES: Record<string, string> = {
-  invalid_request_error: 'invalid_request_error',
-  authentication_error: 'authentication_error',
-  insufficient_credits: 'billing_error',
-  permission_denied: 'permission_error',
-  not_found: 'not_found_error',
-  conflict: 'conflict_error',
-  request_too_large: 'request_too_large',
-  rate_limit_exceeded: 'rate_limit_error',
-};
-
 const event = (type: string, data: Record<string, unknown>): SseEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });
 
 /** Anthropic's `event: error`, keeping the gateway's code and param beside its type. */
 export function errorEvent(error: ChatStreamError): SseEvent {
-  const type = ERROR_TYPES[error.type] ?? 'api_error';
-  return event('error', { error: { type, message: error.message, code: error.code, param: error.param } });
+  return event('error', { error: anthropicError(error) });
 }
 
 /**

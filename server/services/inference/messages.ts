@@ -1,11 +1,16 @@
-import type { MessageObject } from '../../../src/contract/schemas/messages.js';
-import { ApiError } from '../../errors.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CountTokensBody, MessageObject, MessagesBody } from '../../../src/contract/schemas/messages.js';
+import { ApiError, forbidden } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
 import type { ChatChunk } from '../../providers/types.js';
+import { parseOrThrow } from '../../validation.js';
 import type { Caller } from './caller.js';
 import type { createChatService } from './chat.js';
+import { countRelayed, relayMessage } from './messages-relay.js';
+import { TranslatableCountTokensBody, TranslatableMessagesBody } from './messages-translatable.js';
+import type { MeterOptions } from './meter.js';
 import {
   createMessageStreamTranslator,
   errorEvent,
@@ -54,11 +59,20 @@ export async function* messageEvents(items: AsyncIterable<ChatStreamItem>, model
   }
 }
 
+/** A Messages request as the handler hands it over: who, the client's headers, and its lifetime. */
+export interface MessagesRequestInfo {
+  id: string;
+  headers: IncomingHttpHeaders;
+  signal: AbortSignal;
+}
+
 /**
- * The Anthropic Messages API front door. It owns no metering: every request is translated to a
- * chat completion and goes through the chat service, the one metered path.
+ * The Anthropic Messages API front door. Same protocol → relay: a model whose provider speaks
+ * the Messages API (Anthropic) gets the request as the client sent it (messages-relay.ts), on
+ * the meter every inference request goes through. Different protocol → translate: the request is
+ * read again with what the chat format can carry and served by the chat service.
  */
-export function createMessagesService(deps: { registry: ProviderRegistry; chat: ChatService }) {
+export function createMessagesService(deps: MeterOptions & { registry: ProviderRegistry; chat: ChatService }) {
   /** The model behind a request; a bare name that finds nothing says how it was read. */
   function resolve(model: string): ResolvedModel & { modelId: string } {
     const modelId = resolveModelId(model);
@@ -80,16 +94,29 @@ export function createMessagesService(deps: { registry: ProviderRegistry; chat: 
   }
 
   return {
-    async create(caller: Caller, request: MessagesRequest, requestId: string, signal: AbortSignal): Promise<MessageObject | SseReply> {
-      const { modelId } = resolve(request.model);
-      const result = await deps.chat.complete(caller, toChatBody(request, modelId), requestId, signal, 'messages.create');
+    async create(caller: Caller, body: MessagesBody, info: MessagesRequestInfo): Promise<MessageObject | SseReply> {
+      const { entry, adapter, modelId } = resolve(body.model);
+      if (adapter.messages) {
+        const answer = await relayMessage(deps, adapter.messages, { caller, entry, modelId, body, headers: info.headers, requestId: info.id, signal: info.signal });
+        return answer as MessageObject | SseReply;
+      }
+      const request: MessagesRequest = parseOrThrow(TranslatableMessagesBody, body, 'body');
+      const result = await deps.chat.complete(caller, toChatBody(request, modelId), info.id, info.signal, 'messages.create');
       if (result instanceof SseReply) return new SseReply(messageEvents(chatStreamItems(result), modelId));
       return toMessage(result);
     },
 
-    /** The input tokens as the gateway estimates them: exactly what chat holds credits for. */
-    countTokens(request: MessagesRequest): { input_tokens: number } {
-      const { entry, modelId } = resolve(request.model);
+    /**
+     * The input tokens: the upstream's own count where it has a count_tokens of its own, else
+     * the bound the chat service holds credits for. A test key never reaches a live upstream.
+     */
+    async countTokens(caller: Caller, body: CountTokensBody, info: MessagesRequestInfo): Promise<{ input_tokens: number }> {
+      const { entry, adapter, modelId } = resolve(body.model);
+      if (caller.isTest && entry.provider !== 'local') {
+        throw forbidden(`Test keys (svc_test_…) reach only the offline local provider; '${entry.id}' needs a live key.`, 'test_key_not_allowed');
+      }
+      if (adapter.messages) return { input_tokens: await countRelayed(adapter.messages, { entry, body, headers: info.headers, signal: info.signal }) };
+      const request: MessagesRequest = parseOrThrow(TranslatableCountTokensBody, body, 'body');
       return { input_tokens: estimateChatInputTokens(toChatBody(request, modelId), boundsOf(entry)) };
     },
   };

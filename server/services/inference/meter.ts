@@ -5,7 +5,7 @@ import { microToCredits } from '../../store/money.js';
 import type { Store, UsageEvent } from '../../store/types.js';
 import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
-import { affordableOutputTokens, costMicro } from './pricing.js';
+import { affordableOutputTokens, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
 
 /** The 402 of a pooled app's user at their credit limit (DESIGN §5). */
 function userLimitReached(address: string, limit: { spentMicro: number; pendingMicro: number; limitMicro: number }, heldMicro: number) {
@@ -37,7 +37,16 @@ export interface MeterOptions {
  */
 export async function openMeter(
   deps: MeterOptions,
-  request: { caller: Caller; entry: ModelEntry; operation: string; requestId: string; inputTokens: number; maxOutputTokens: number },
+  request: {
+    caller: Caller;
+    entry: ModelEntry;
+    operation: string;
+    requestId: string;
+    inputTokens: number;
+    maxOutputTokens: number;
+    /** The cache writes the request may cause (its input may be billed at a write's price). */
+    cacheWrites?: CacheWrites;
+  },
 ) {
   const { caller, entry } = request;
   const started = deps.clock.now().getTime();
@@ -82,14 +91,14 @@ export async function openMeter(
     if (error instanceof ApiError) await refuse(error);
     throw error;
   }
-  const heldMicro = costMicro(entry, { inputTokens: request.inputTokens, outputTokens: request.maxOutputTokens });
+  const heldMicro = mostCostMicro(entry, request.inputTokens, request.maxOutputTokens, request.cacheWrites);
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
   const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser);
   if (!held.ok) {
     if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
     else {
-      const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro);
+      const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro, request.cacheWrites);
       await refuse(
         insufficientCredits(
           `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +

@@ -4,8 +4,8 @@ import { CountTokensBody, MessageObject, MessagesBody, MessagesQuery, TokenCount
 const CALLER = ['api_key', 'identity_token'] as const;
 
 /**
- * The Anthropic Messages API in front of every model. It is translated to chat completions and
- * served by the same metered path, so it is held, charged and recorded exactly like them.
+ * The Anthropic Messages API in front of every model: relayed to Anthropic upstreams, translated
+ * to chat completions for the others, and metered on the same path as every inference request.
  */
 export const messagesOperations = [
   defineOperation({
@@ -20,11 +20,13 @@ export const messagesOperations = [
     auth: CALLER,
     roles: ROLES.inference,
     metered: true,
+    protocol: 'anthropic',
     summary: 'Create a message, Anthropic Messages API (streams with stream: true)',
     description:
-      'Anthropic’s request and answer shapes, streaming events and tools, in front of every model; a model name ' +
-      'without a provider is read as anthropic/<name>. Translated to a chat completion and metered as one. ' +
-      'Refused by name: top_k, thinking (other than disabled).',
+      'Anthropic’s request and answer shapes, streaming events and errors, in front of every model; a model name ' +
+      'without a provider is read as anthropic/<name>. To an Anthropic upstream the request is relayed as sent ' +
+      '(thinking, prompt caching, betas: anthropic-version and anthropic-beta are forwarded); to any other it is ' +
+      'translated to a chat completion. Held, metered and recorded like every inference request.',
   }),
   defineOperation({
     id: 'messages.count-tokens',
@@ -36,6 +38,7 @@ export const messagesOperations = [
     response: TokenCount,
     auth: CALLER,
     roles: ROLES.inference,
-    summary: 'Count the input tokens of a message (the estimate credits are held for)',
+    protocol: 'anthropic',
+    summary: 'Count the input tokens of a message (the upstream’s own count for Anthropic models)',
   }),
 ];

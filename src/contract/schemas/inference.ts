@@ -240,13 +240,36 @@ export const ModelsQuery = z.strictObject({
   provider: z.string().min(1).optional().describe('Only models of this provider'),
   page_size: z.coerce.number().int().min(1).max(200).optional().describe('Models per page (1 to 200); without it, every model, as OpenAI answers'),
   page_token: z.string().min(1).optional().describe('Token for the next page, from next_page_token'),
+  // Anthropic's paging, for a request with `anthropic-version` (its SDKs and Claude Code).
+  limit: z.coerce.number().int().min(1).max(1000).optional().describe('Anthropic clients: models per page (1 to 1000, default 20)'),
+  after_id: z.string().min(1).optional().describe('Anthropic clients: the page after this model id'),
+  before_id: z.string().min(1).optional().describe('Anthropic clients: the page before this model id'),
 });
 
-export const ModelList = z.object({
+export const OpenAIModelList = z.object({
   object: z.literal('list'),
   data: z.array(Model),
   next_page_token: z.string().nullable(),
 });
+
+/** A model as Anthropic's Models API describes it (what a request with `anthropic-version` gets). */
+export const AnthropicModel = z.object({
+  type: z.literal('model'),
+  id: z.string(),
+  display_name: z.string(),
+  created_at: z.string(),
+});
+
+export const AnthropicModelList = z.object({
+  data: z.array(AnthropicModel),
+  has_more: z.boolean(),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable(),
+});
+
+/** OpenAI's list, or Anthropic's for a request that carries `anthropic-version`. */
+export const ModelList = z.union([OpenAIModelList, AnthropicModelList]);
+export const ModelAnswer = z.union([Model, AnthropicModel]);
 
 export const ToolList = z.object({ object: z.literal('list'), data: z.array(FunctionTool) });
 

@@ -2,10 +2,9 @@ import { z } from 'zod';
 
 /**
  * The Anthropic Messages API as a front door (`POST /messages`, `POST /messages/count_tokens`).
- * Requests are translated to chat completions, so these schemas accept what the translation can
- * carry and nothing else: an unknown field or block is a 400 that names it, never dropped.
- * `cache_control` is the one field accepted and ignored everywhere it may stand: it is a
- * prompt-caching hint that changes no answer, and clients (Claude Code) send it routinely.
+ * To an Anthropic upstream the request is relayed as it was sent; to any other it is translated
+ * to a chat completion, and the server reads it again with the stricter schemas of what the
+ * translation can carry (server/services/inference/messages-translatable.ts).
  */
 
 /**
@@ -20,135 +19,44 @@ export const MessagesModel = z
   )
   .describe('Model: <provider>/<model>, or a bare Anthropic model name (read as anthropic/<name>)');
 
-const CacheControl = z
-  .strictObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() })
-  .nullish()
-  .describe('Prompt-caching hint: accepted and ignored');
+/** A content block of any type: the upstream (or the translation) judges the rest. */
+const Block = z.looseObject({ type: z.string().describe('text, image, document, tool_use, tool_result, thinking, redacted_thinking, server tool blocks, …') });
+const Content = z.union([z.string(), z.array(Block)]);
 
-/** `[0].type` for the path [0, 'type'], as the router names fields. */
-const pathText = (path: readonly PropertyKey[]) => path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+const Message = z.looseObject({ role: z.enum(['user', 'assistant']), content: Content });
 
 /**
- * A string, or a list of content blocks. A bad block is named in the message: a plain union
- * would only say "Invalid input", since the string option fails too.
+ * What both operations read: the conversation and what the model may call. Typed as far as the
+ * gateway reads it; every other field (`cache_control`, `context_management`, `output_config`,
+ * `service_tier`, `container`, `mcp_servers`, whatever Anthropic adds next) passes to an
+ * Anthropic upstream as it was sent. No transform or default here: the relayed body is the
+ * client's.
  */
-function stringOrBlocks<T extends z.ZodType>(blocks: T) {
-  return z.union([z.string(), blocks], {
-    error: (issue) => {
-      const inner = issue.code === 'invalid_union' && Array.isArray(issue.input) ? issue.errors[1]?.[0] : undefined;
-      if (!inner) return 'must be a string or a list of content blocks';
-      return inner.path.length > 0 ? `the block at ${pathText(inner.path)}: ${inner.message}` : inner.message;
-    },
-  });
-}
-
-const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$');
-
-export const MessagesTextBlock = z.strictObject({
-  type: z.literal('text'),
-  text: z.string(),
-  cache_control: CacheControl,
-  // What a client copies back from an answer: null means no citations.
-  citations: z.null().optional(),
-});
-
-const ImageSource = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('base64'),
-    media_type: z.enum(['image/jpeg', 'image/png', 'image/gif', 'image/webp']),
-    data: z.string().min(1),
-  }),
-  z.strictObject({ type: z.literal('url'), url: z.url({ protocol: /^https?$/ }) }),
-]);
-
-const ImageBlock = z.strictObject({ type: z.literal('image'), source: ImageSource, cache_control: CacheControl });
-
-/** PDFs inline only: the chat format's `file` part takes data, not a URL or a file id. */
-const DocumentBlock = z.strictObject({
-  type: z.literal('document'),
-  source: z.strictObject({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: z.string().min(1) }),
-  cache_control: CacheControl,
-});
-
-const ToolUseBlock = z.strictObject({
-  type: z.literal('tool_use'),
-  id: z.string().min(1),
-  name: ToolName,
-  input: z.record(z.string(), z.unknown()),
-  cache_control: CacheControl,
-  // An answer's tool_use blocks carry who called the tool; only a plain (client) call is ours.
-  caller: z.strictObject({ type: z.literal('direct') }).optional(),
-});
-
-const ToolResultBlock = z.strictObject({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string().min(1),
-  // Images are accepted here so the refusal can say why (tool messages carry text only).
-  content: stringOrBlocks(z.array(z.discriminatedUnion('type', [MessagesTextBlock, ImageBlock]))).optional(),
-  is_error: z.boolean().optional(),
-  cache_control: CacheControl,
-});
-
-const UserBlock = z.discriminatedUnion('type', [MessagesTextBlock, ImageBlock, DocumentBlock, ToolResultBlock]);
-const AssistantBlock = z.discriminatedUnion('type', [MessagesTextBlock, ToolUseBlock]);
-
-export const MessagesMessage = z.discriminatedUnion('role', [
-  z.strictObject({ role: z.literal('user'), content: stringOrBlocks(z.array(UserBlock).min(1)) }),
-  z.strictObject({ role: z.literal('assistant'), content: stringOrBlocks(z.array(AssistantBlock)) }),
-]);
-export type MessagesMessage = z.output<typeof MessagesMessage>;
-
-export const MessagesTool = z.strictObject({
-  type: z.literal('custom').nullish(),
-  name: ToolName,
-  description: z.string().optional(),
-  input_schema: z.looseObject({ type: z.literal('object') }),
-  strict: z.boolean().optional(),
-  cache_control: CacheControl,
-});
-
-const ParallelHint = { disable_parallel_tool_use: z.boolean().optional() };
-
-export const MessagesToolChoice = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('auto'), ...ParallelHint }),
-  z.strictObject({ type: z.literal('any'), ...ParallelHint }),
-  z.strictObject({ type: z.literal('tool'), name: ToolName, ...ParallelHint }),
-  z.strictObject({ type: z.literal('none') }),
-]);
-
-const System = stringOrBlocks(z.array(MessagesTextBlock)).describe('System prompt: a string or text blocks');
-
-/** Declared so that a refusal names it (only `{type: "disabled"}` passes), not an unknown field. */
-const Thinking = z
-  .looseObject({ type: z.string() })
-  .nullish()
-  .describe('Only {"type":"disabled"}: extended thinking is not supported through this endpoint yet');
-
-/** What both operations read: the conversation and what the model may call. */
 const Conversation = {
-  messages: z.array(MessagesMessage).min(1).describe('Conversation turns (user and assistant)'),
-  system: System.optional(),
-  tools: z.array(MessagesTool).max(128).optional().describe('Tools the model may call'),
-  tool_choice: MessagesToolChoice.optional().describe('auto, any, tool (with name) or none'),
-  thinking: Thinking,
-  cache_control: CacheControl,
+  messages: z.array(Message).min(1).describe('Conversation turns (user and assistant)'),
+  system: Content.optional().describe('System prompt: a string or text blocks'),
+  tools: z.array(z.looseObject({ name: z.string() })).optional().describe('Tools the model may call (client tools and server tools)'),
+  tool_choice: z.looseObject({ type: z.string() }).optional().describe('auto, any, tool (with name) or none'),
+  thinking: z
+    .looseObject({ type: z.string() })
+    .nullish()
+    .describe('Extended thinking: {"type":"enabled","budget_tokens":N}; mapped to reasoning effort on other providers'),
 };
 
-export const MessagesBody = z.strictObject({
+export const MessagesBody = z.looseObject({
   model: MessagesModel,
-  max_tokens: z.number().int().positive().describe('Maximum number of tokens to generate'),
+  max_tokens: z.number().int().positive().describe('Maximum number of tokens to generate (thinking included)'),
   ...Conversation,
   stream: z.boolean().optional().describe('Stream the answer as Anthropic server-sent events'),
   temperature: z.number().min(0).max(1).nullish().describe('Randomness, 0.0 to 1.0'),
   top_p: z.number().min(0).max(1).nullish(),
-  top_k: z.number().int().min(0).nullish().describe('Not supported through this endpoint yet: refused'),
-  // The chat format takes at most four.
-  stop_sequences: z.array(z.string()).max(4).optional().describe('Up to 4 sequences that stop the answer'),
-  metadata: z.strictObject({ user_id: z.string().nullish() }).optional().describe('user_id is passed on as the end user'),
+  top_k: z.number().int().min(0).nullish(),
+  stop_sequences: z.array(z.string()).optional().describe('Sequences that stop the answer'),
+  metadata: z.looseObject({ user_id: z.string().nullish() }).optional().describe('user_id is passed on as the end user'),
 });
 export type MessagesBody = z.output<typeof MessagesBody>;
 
-export const CountTokensBody = z.strictObject({ model: MessagesModel, ...Conversation });
+export const CountTokensBody = z.looseObject({ model: MessagesModel, ...Conversation });
 export type CountTokensBody = z.output<typeof CountTokensBody>;
 
 /**
@@ -159,25 +67,27 @@ export const MessagesQuery = z.strictObject({
   beta: z.enum(['true', 'false']).optional().describe('Sent by Anthropic beta clients; ignored'),
 });
 
-export const MessagesStopReason = z.enum(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal']);
+/** The stop reasons an answer may give; Anthropic adds more (`pause_turn`, `model_context_window_exceeded`), relayed as they come. */
+export const MessagesStopReason = z.enum(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn']);
 
 export const MessageObject = z.looseObject({
   id: z.string(),
   type: z.literal('message'),
   role: z.literal('assistant'),
   model: z.string(),
-  content: z.array(
-    z.discriminatedUnion('type', [
-      z.looseObject({ type: z.literal('text'), text: z.string() }),
-      z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
-    ]),
-  ),
-  stop_reason: MessagesStopReason.nullable(),
+  // text, tool_use, thinking (with its signature), redacted_thinking, server tool blocks, …
+  content: z.array(Block),
+  stop_reason: z.string().nullable(),
   stop_sequence: z.string().nullable(),
-  usage: z.looseObject({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+  usage: z.looseObject({
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    cache_creation_input_tokens: z.number().int().nullish(),
+    cache_read_input_tokens: z.number().int().nullish(),
+  }),
 });
 export type MessageObject = z.output<typeof MessageObject>;
 
 export const TokenCount = z.object({
-  input_tokens: z.number().int().describe('The gateway’s estimate of the input, the one it holds credits for'),
+  input_tokens: z.number().int().describe('The input tokens: the upstream’s own count where it has one, else the bound credits are held for'),
 });

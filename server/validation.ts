@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from './errors.js';
 
 /** `messages.0.content` → `messages[0].content`, as OpenAI names parameters. */
 function paramName(path: readonly PropertyKey[]): string {
@@ -22,7 +22,7 @@ function describe(issue: z.core.$ZodIssue, where: string) {
   return { param: base || null, message: `${subject}: ${issue.message}.`, code: 'invalid_value' };
 }
 
-/** Parses a value against a contract schema, or throws a 400 that names the first bad field. */
+/** Parses a value against a contract schema (a request at any layer: the router, or a service that reads it again), or throws a 400 that names the first bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;

@@ -1,0 +1,140 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import type { MessagesBody } from '../../../src/contract/schemas/messages.js';
+import { anthropicError } from '../../error-shapes.js';
+import { SseReply, type SseEvent } from '../../http/sse.js';
+import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
+import { boundsOf, estimateMessagesInputTokens, tokensOfLength } from '../../providers/tokens.js';
+import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
+import type { Caller } from './caller.js';
+import { asApiError } from './metered-stream.js';
+import { CLIENT_CLOSED, errorCode, openMeter, type Meter, type MeterOptions } from './meter.js';
+import type { CacheWrites } from './pricing.js';
+
+/** What the relay reads of the events that carry usage; the rest passes as the upstream wrote it. */
+const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish() }) });
+const MessageDelta = z.looseObject({ usage: AnthropicUsage.nullish() });
+const ContentDelta = z.looseObject({
+  delta: z.looseObject({ text: z.string().optional(), thinking: z.string().optional(), partial_json: z.string().optional() }),
+});
+
+/** The JSON of an event the relay must read, or null when it cannot be read (it is passed on all the same). */
+function read<T extends z.ZodType>(schema: T, data: string): z.output<T> | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(data));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The cache writes a request may cause: Anthropic writes only at a `cache_control` breakpoint
+ * (on a block, a tool, or the request itself), for an hour only where one asks for it.
+ */
+export function cacheWritesOf(body: unknown): CacheWrites {
+  const text = JSON.stringify(body);
+  if (!text.includes('"cache_control"')) return 'none';
+  return /"ttl"\s*:\s*"1h"/.test(text) ? '1h' : '5m';
+}
+
+/** The client's `anthropic-version` and `anthropic-beta`, passed on as they came. */
+function protocolHeaders(headers: IncomingHttpHeaders): MessagesCall['headers'] {
+  const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
+  const version = one(headers['anthropic-version']);
+  const beta = one(headers['anthropic-beta']);
+  return { ...(version ? { version } : {}), ...(beta ? { beta } : {}) };
+}
+
+/**
+ * Upstream events to the client, as they arrive: `message_start` with the gateway's model id,
+ * every other event as the upstream wrote it. Usage is read on the way (`message_start`, then
+ * each `message_delta`) and settled once when the stream ends, however it ends: a stream cut
+ * before its last `message_delta` pays for the input the upstream counted and the output that
+ * reached the client. A failure after the first event ends the stream with Anthropic's
+ * `event: error`, never a clean-looking end.
+ */
+async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter, modelId: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
+  let usage: AnthropicUsage = {};
+  let finished = false;
+  let producedChars = 0;
+  let status: 'ok' | 'error' | 'canceled' = 'ok';
+  let failure: string | null = null;
+  try {
+    for await (const { event, data } of events) {
+      if (event === 'message_start') {
+        const start = read(MessageStart, data);
+        if (start) {
+          usage = mergeUsage(usage, start.message.usage ?? {});
+          yield { event, data: JSON.stringify({ ...start, message: { ...start.message, model: modelId } }) };
+          continue;
+        }
+      } else if (event === 'content_block_delta') {
+        meter.firstToken();
+        const delta = read(ContentDelta, data)?.delta;
+        producedChars += (delta?.text?.length ?? 0) + (delta?.thinking?.length ?? 0) + (delta?.partial_json?.length ?? 0);
+      } else if (event === 'message_delta') {
+        usage = mergeUsage(usage, read(MessageDelta, data)?.usage ?? {});
+        finished = true;
+      } else if (event === 'error') {
+        status = 'error';
+        failure = 'upstream_error';
+      }
+      yield { event, data };
+    }
+  } catch (error) {
+    status = signal.aborted ? 'canceled' : 'error';
+    failure = signal.aborted ? CLIENT_CLOSED : errorCode(error);
+    if (!signal.aborted) yield { event: 'error', data: JSON.stringify({ type: 'error', error: anthropicError(asApiError(error)) }) };
+  } finally {
+    if (signal.aborted && status === 'ok') {
+      status = 'canceled';
+      failure = CLIENT_CLOSED;
+    }
+    const counted = tokenUsageOf(usage);
+    // Until the last message_delta, the output count is the upstream's first guess: what reached
+    // the client is the floor of what was produced.
+    const outputTokens = finished ? counted.outputTokens : Math.max(counted.outputTokens, tokensOfLength(producedChars));
+    await meter.settle({ ...counted, outputTokens }, status, failure);
+  }
+}
+
+/**
+ * A Messages request relayed to an upstream that speaks the Messages API: held for the most it
+ * can cost (its input bound at the dearest price its cache breakpoints allow, and `max_tokens`,
+ * thinking included), sent as the client sent it, and settled from the upstream's own usage.
+ */
+export async function relayMessage(
+  deps: MeterOptions,
+  native: NativeMessages,
+  request: { caller: Caller; entry: ModelEntry; modelId: string; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: AbortSignal },
+): Promise<Record<string, unknown> | SseReply> {
+  const { caller, entry, body, signal } = request;
+  const meter = await openMeter(deps, {
+    caller,
+    entry,
+    operation: 'messages.create',
+    requestId: request.requestId,
+    inputTokens: estimateMessagesInputTokens(body, boundsOf(entry)),
+    maxOutputTokens: body.max_tokens,
+    cacheWrites: cacheWritesOf(body),
+  });
+  const call: MessagesCall = { model: entry.model, body, headers: protocolHeaders(request.headers), signal };
+  if (body.stream === true) return new SseReply(relayedEvents(native.stream(call), meter, request.modelId, signal));
+  try {
+    const { answer, usage } = await native.create(call);
+    await meter.settle(usage, 'ok');
+    return { ...answer, model: request.modelId };
+  } catch (error) {
+    await meter.failed(error, signal);
+    throw error;
+  }
+}
+
+/** The upstream's own count of a request's input, for `POST /messages/count_tokens`. */
+export async function countRelayed(
+  native: NativeMessages,
+  request: { entry: ModelEntry; body: Record<string, unknown>; headers: IncomingHttpHeaders; signal: AbortSignal },
+): Promise<number> {
+  return native.countTokens({ model: request.entry.model, body: request.body, headers: protocolHeaders(request.headers), signal: request.signal });
+}
