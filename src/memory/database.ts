@@ -69,6 +69,13 @@ const migrations: { version: number; sql: string }[] = [
       ALTER TABLE conversations ADD COLUMN model TEXT;
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- An answer the user cut short keeps its "(cancelled)" mark when the conversation is resumed.
+      ALTER TABLE messages ADD COLUMN cancelled INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

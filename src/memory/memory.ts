@@ -27,6 +27,8 @@ export interface MessageInput {
   content: string;
   toolCalls?: ToolCallRecord[];
   toolCallId?: string;
+  /** An answer the user cut short. */
+  cancelled?: boolean;
 }
 
 export interface StoredMessage {
@@ -36,6 +38,7 @@ export interface StoredMessage {
   content: string;
   toolCalls: ToolCallRecord[] | null;
   toolCallId: string | null;
+  cancelled: boolean;
   createdAt: string;
 }
 
@@ -162,6 +165,7 @@ interface MessageRow {
   content: string;
   tool_calls: string | null;
   tool_call_id: string | null;
+  cancelled: number;
   created_at: string;
 }
 
@@ -195,6 +199,7 @@ const toMessage = (row: MessageRow): StoredMessage => ({
   content: row.content,
   toolCalls: row.tool_calls === null ? null : (JSON.parse(row.tool_calls) as ToolCallRecord[]),
   toolCallId: row.tool_call_id,
+  cancelled: row.cancelled === 1,
   createdAt: row.created_at,
 });
 
@@ -248,7 +253,7 @@ export function openMemory(options: MemoryOptions): Memory {
     setTitle: db.prepare('UPDATE conversations SET title = ? WHERE id = ?'),
     touchConversation: db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?'),
     insertMessage: db.prepare(
-      'INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, cancelled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     getMessage: db.prepare('SELECT * FROM messages WHERE id = ?'),
     listMessages: db.prepare('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id'),
@@ -416,6 +421,7 @@ export function openMemory(options: MemoryOptions): Memory {
       message.content,
       message.toolCalls && message.toolCalls.length > 0 ? JSON.stringify(message.toolCalls) : null,
       message.toolCallId ?? null,
+      message.cancelled ? 1 : 0,
       time,
     );
     sql.touchConversation.run(time, conversationId);

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { deferred, manualClock, recordingEmbedder, useMemoryFiles } from './helpers.js';
 import { bulkInsertEmbedded } from '../../src/memory/bulk.js';
@@ -250,6 +251,27 @@ describe('the memory file', () => {
     expect((await second.memory.searchMessages('flying to Lisbon'))[0]?.content).toBe('we are flying to Lisbon in May');
     expect((await second.memory.vault.search('window seats'))[0]?.id).toBe(entry.id);
     expect(second.embedder.texts()).toEqual(['flying to Lisbon', 'window seats']); // nothing re-embedded
+  });
+
+  it('keeps an answer\'s cancelled mark; a file from before the mark (schema 2) gets it, unset, when opened', () => {
+    const first = files.open();
+    const conversation = first.memory.conversations.create();
+    first.memory.messages.append(conversation.id, { role: 'user', content: 'tell me everything' });
+    first.memory.messages.append(conversation.id, { role: 'assistant', content: 'partial answer', cancelled: true });
+    first.memory.close();
+    expect(files.open().memory.messages.list(conversation.id).map((m) => [m.content, m.cancelled])).toEqual([
+      ['tell me everything', false],
+      ['partial answer', true],
+    ]);
+
+    const old = new Database(files.file());
+    old.exec('ALTER TABLE messages DROP COLUMN cancelled');
+    old.pragma('user_version = 2');
+    old.close();
+    const reopened = files.open().memory;
+    expect(reopened.messages.list(conversation.id).map((m) => m.cancelled)).toEqual([false, false]);
+    reopened.messages.append(conversation.id, { role: 'assistant', content: 'cut short again', cancelled: true });
+    expect(reopened.messages.list(conversation.id).at(-1)?.cancelled).toBe(true);
   });
 
   it('finds what another process has written and embedded since the vectors were loaded', async () => {
