@@ -1,6 +1,6 @@
 import type { Client } from '../client/client.js';
 import { apiEmbedder, memoryTools, openMemory, type Memory, type StoredMessage } from '../memory/index.js';
-import type { ChatMemory } from './memory-port.js';
+import type { ChatMemory, RememberedMessage } from './memory-port.js';
 import type { WireMessage } from './types.js';
 
 /** A stored message as the API takes it again. */
@@ -12,10 +12,13 @@ function toWire(message: StoredMessage): WireMessage {
   return { role: message.role, content: message.content };
 }
 
+/** A text as one line of at most `max` characters; only its start is read (a message may be 100 KB). */
 const oneLine = (text: string, max: number) => {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  const line = text.slice(0, 4 * max).replace(/\s+/g, ' ').trim();
+  return line.length > max || text.length > 4 * max ? `${line.slice(0, max - 1)}…` : line;
 };
+
+const remembered = (message: StoredMessage): RememberedMessage => ({ message: toWire(message), cancelled: message.cancelled });
 
 /** The client-side memory (src/memory) as the chat uses it. */
 export function chatMemory(memory: Memory): ChatMemory {
@@ -26,10 +29,11 @@ export function chatMemory(memory: Memory): ChatMemory {
       untitled.add(conversation.id);
       return conversation.id;
     },
-    append(conversationId, message) {
+    append(conversationId, message, options = {}) {
       memory.messages.append(conversationId, {
         role: message.role,
         content: message.content ?? '',
+        ...(options.cancelled ? { cancelled: true } : {}),
         ...(message.role === 'assistant' && message.tool_calls ? { toolCalls: message.tool_calls } : {}),
         ...(message.role === 'tool' ? { toolCallId: message.tool_call_id } : {}),
       });
@@ -42,12 +46,17 @@ export function chatMemory(memory: Memory): ChatMemory {
       return memory.conversations.list(limit).map((c) => ({ id: c.id, title: c.title ?? '(untitled)', updatedAt: c.updatedAt }));
     },
     load(conversationId) {
-      return memory.conversations.get(conversationId) ? memory.messages.list(conversationId).map(toWire) : null;
+      return memory.conversations.get(conversationId) ? memory.messages.list(conversationId).map(remembered) : null;
     },
     latest: () => memory.conversations.latest()?.id ?? null,
     async search(query, currentConversationId) {
       const hits = await memory.searchMessages(query, currentConversationId ? { excludeConversationId: currentConversationId } : {});
-      return hits.map((hit) => `${hit.similarity.toFixed(2)}  ${hit.createdAt.slice(0, 10)}  ${oneLine(hit.content, 100)}`);
+      // What the user asked to keep is found as well as what was said.
+      const entries = await memory.vault.search(query);
+      return {
+        messages: hits.map((hit) => `${hit.similarity.toFixed(2)}  ${hit.createdAt.slice(0, 10)}  ${oneLine(hit.content, 100)}`),
+        vault: entries.map((entry) => `${entry.similarity.toFixed(2)}  ${entry.id} [${entry.scope}]  ${oneLine(entry.content, 100)}`),
+      };
     },
     vault: {
       list: () => memory.vault.list(),

@@ -2,6 +2,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useMemoryFiles } from '../../../test/memory/helpers.js';
+import { createOwnerApp } from '../../../test/helpers/api.js';
 import { pricedProvider, stallingAdapter } from '../../../test/helpers/providers.js';
 import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { adminTools } from '../../chat/admin-tools.js';
@@ -14,7 +15,8 @@ import { ChatApp } from './ChatApp.js';
 import type { ChatSettings, InputHistory } from './session.js';
 import { fileHistory } from '../../chat/input-history.js';
 import { expandHome } from './path-complete.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './paste.js';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,7 +26,32 @@ import { join } from 'node:path';
  * `!tool NAME {json}` line).
  */
 
-const KEY = { enter: '\r', esc: '\u001b', ctrlC: '\u0003', ctrlD: '\u0004', up: '\u001b[A', down: '\u001b[B', left: '\u001b[D', right: '\u001b[C', tab: '\t' };
+const KEY = {
+  enter: '\r',
+  esc: '\u001b',
+  ctrlC: '\u0003',
+  ctrlD: '\u0004',
+  up: '\u001b[A',
+  down: '\u001b[B',
+  left: '\u001b[D',
+  right: '\u001b[C',
+  tab: '\t',
+  ctrlJ: '\n',
+  ctrlA: '\u0001',
+  ctrlE: '\u0005',
+  ctrlK: '\u000b',
+  ctrlU: '\u0015',
+  ctrlW: '\u0017',
+  ctrlG: '\u0007',
+  ctrlR: '\u0012',
+  ctrlX: '\u0018',
+  altB: '\u001bb',
+  altF: '\u001bf',
+  altLeft: '\u001b[1;3D',
+  altRight: '\u001b[1;3C',
+  pasteStart: '\u001b[200~',
+  pasteEnd: '\u001b[201~',
+};
 const PLACEHOLDER = 'Ask anything';
 const SETTINGS: ChatSettings = {
   model: 'local/echo',
@@ -52,22 +79,33 @@ const memoryFiles = useMemoryFiles();
 const openChatMemory = (): ChatMemory => chatMemory(memoryFiles.open().memory);
 
 function openChat(
-  options: { on?: TestServer; memory?: ChatMemory; settings?: Partial<ChatSettings>; extraTools?: ClientTool[]; history?: InputHistory; resume?: string } = {},
+  options: {
+    on?: TestServer;
+    apiKey?: string;
+    memory?: ChatMemory;
+    settings?: Partial<ChatSettings>;
+    extraTools?: ClientTool[];
+    history?: InputHistory;
+    resume?: string;
+  } = {},
 ) {
   const on = options.on ?? server;
   const exit = vi.fn();
+  /** What the chat writes straight to the terminal, and when Ink takes or leaves raw mode, in order. */
+  const terminalLog: string[] = [];
   const app = render(
     <ChatApp
-      client={createClient({ baseUrl: on.url, apiKey: on.liveKey })}
+      client={createClient({ baseUrl: on.url, apiKey: options.apiKey ?? on.liveKey })}
       memory={options.memory ?? null}
       settings={{ ...SETTINGS, ...options.settings }}
       extraTools={options.extraTools ?? []}
       {...(options.history ? { history: options.history } : {})}
       {...(options.resume ? { resume: options.resume } : {})}
       exit={exit}
-      writeRaw={() => {}}
+      writeRaw={(text) => terminalLog.push(text)}
     />,
   );
+  Object.assign(app.stdin, { setRawMode: (on: boolean) => terminalLog.push(`raw mode ${on ? 'on' : 'off'}`) });
   const screen = () => stripVTControlCharacters(app.lastFrame() ?? '');
   const lines = () => screen().split('\n');
   /** Waits until the screen shows `expected` (drawing happens after the key, not during it). */
@@ -78,6 +116,7 @@ function openChat(
   const send = (text: string) => press(text, KEY.enter);
   return {
     exit,
+    terminalLog,
     screen,
     /** Where the frames drawn from now on start, for `drawnSince`. */
     mark: () => app.frames.length,
@@ -494,3 +533,232 @@ describe('input: attachments, pastes, history', () => {
   });
 });
 
+
+describe('an editor worth typing in', () => {
+  const numbered = (n: number) => Array.from({ length: n }, (_, i) => `pasted line ${i}`).join('\n');
+  /** Hands `text` over as a terminal does: in reads of `size` characters. */
+  const inReads = (chat: Chat, text: string, size: number) => {
+    for (let at = 0; at < text.length; at += size) chat.press(text.slice(at, at + size));
+  };
+
+  it('one placeholder per paste, however many reads the terminal takes to hand it over; the transcript shows a long one collapsed', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    expect(chat.terminalLog).toContain(BRACKETED_PASTE_ON);
+    chat.press('look: ');
+    inReads(chat, `${KEY.pasteStart}${numbered(1200)}${KEY.pasteEnd}`, 4096);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› look: [Pasted text #1: 1200 lines]'));
+    chat.press(' and this', KEY.enter);
+    await chat.shows(/you said:\s+look: pasted line 0\s+pasted line 1\s[\s\S]*pasted line 1199 and this/);
+    // The question is more than the transcript shows whole: it shows as it was typed.
+    expect(chat.screen()).toContain('› look: [Pasted text #1: 1200 lines] and this');
+  });
+
+  it('a terminal that does not mark pastes: the reads of one paste still make one placeholder', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    inReads(chat, numbered(300), 1000);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› [Pasted text #1: 300 lines]'));
+    // Typing after it is typing again; Backspace takes the placeholder whole.
+    chat.press('!');
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› [Pasted text #1: 300 lines]!'));
+    chat.press('\u007f', '\u007f');
+    await vi.waitFor(() => expect(chat.prompt()).toContain(PLACEHOLDER));
+  });
+
+  it('↑ and ↓ move between the lines of a draft; the history only from its first and last line', async () => {
+    const chat = openChat();
+    await chat.ask('earlier question');
+    chat.press('line one', KEY.ctrlJ, 'line two');
+    await chat.shows('› line one\n  line two');
+    chat.press(KEY.up, 'X');
+    await chat.shows('› line oneX\n  line two');
+    chat.press(KEY.up);
+    await vi.waitFor(() => expect(chat.prompt()).toBe('› earlier question'));
+    chat.press(KEY.down);
+    await chat.shows('› line oneX\n  line two');
+    chat.press(KEY.down, KEY.down, 'Y');
+    await chat.shows('› line oneX\n  line twoY');
+  });
+
+  it('words, line ends and kills: Alt+B/F, Alt+←/→, Ctrl+W, Ctrl+A/E/K/U', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    const promptIs = (text: string) => vi.waitFor(() => expect(chat.prompt()).toBe(`› ${text}`));
+    chat.press('one two three', KEY.altB, 'X');
+    await promptIs('one two Xthree');
+    chat.press(KEY.altLeft, KEY.altLeft, KEY.ctrlW);
+    await promptIs('two Xthree');
+    chat.press(KEY.altF, KEY.ctrlK);
+    await promptIs('two');
+    chat.press(KEY.ctrlA, '<', KEY.ctrlE, '>');
+    await promptIs('<two>');
+    chat.press(KEY.altLeft, KEY.altRight, '!');
+    await promptIs('<two!>');
+    chat.press(KEY.left, KEY.ctrlU);
+    await promptIs('!>');
+    chat.press(KEY.enter);
+    await chat.shows('you said:\n\n!>');
+  });
+
+  describe('Ctrl+G: the draft in $VISUAL', () => {
+    const dirs: string[] = [];
+    afterEach(() => {
+      vi.unstubAllEnvs();
+      dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+    });
+
+    /** An editor script that records the file's and its directory's modes, and what it was given, then rewrites it. */
+    function fakeEditor(body: string) {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-editor-'));
+      dirs.push(dir);
+      const script = join(dir, 'fake-editor');
+      writeFileSync(
+        script,
+        `#!/bin/sh\nstat -c '%a' "$1" > '${dir}/file-mode'\nstat -c '%a' "$(dirname "$1")" > '${dir}/dir-mode'\ncp "$1" '${dir}/given'\n${body}\n`,
+      );
+      chmodSync(script, 0o755);
+      vi.stubEnv('VISUAL', script);
+      const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+      return { read };
+    }
+
+    it('writes the draft (pastes expanded) to a private file, hands the terminal over, and takes back what was saved', async () => {
+      const editor = fakeEditor(`printf 'rewritten in the editor\\nsecond line\\n' > "$1"`);
+      const chat = openChat();
+      await chat.shows(PLACEHOLDER);
+      chat.press('draft: ', `${KEY.pasteStart}${numbered(5)}${KEY.pasteEnd}`);
+      await vi.waitFor(() => expect(chat.prompt()).toBe('› draft: [Pasted text #1: 5 lines]'));
+      const mark = chat.terminalLog.length;
+      chat.press(KEY.ctrlG);
+      await chat.shows('› rewritten in the editor\n  second line');
+      expect(editor.read('given')).toBe(`draft: ${numbered(5)}`);
+      expect(editor.read('file-mode').trim()).toBe('600');
+      expect(editor.read('dir-mode').trim()).toBe('700');
+      // Raw mode off and pastes unmarked while the editor runs; back after.
+      expect(chat.terminalLog.slice(mark)).toEqual(['raw mode off', `${BRACKETED_PASTE_OFF}\u001b[?25h`, `${BRACKETED_PASTE_ON}\u001b[?25l`, 'raw mode on']);
+      chat.press(KEY.enter);
+      await chat.shows(/you said:\s+rewritten in the editor\s+second line/);
+    });
+
+    it('Ctrl+X Ctrl+E does the same; an editor that fails leaves the draft as it was', async () => {
+      fakeEditor(`printf 'from the chord' > "$1"`);
+      const chat = openChat();
+      await chat.shows(PLACEHOLDER);
+      chat.press('first', KEY.ctrlX, KEY.ctrlE);
+      await vi.waitFor(() => expect(chat.prompt()).toBe('› from the chord'));
+      fakeEditor('exit 3');
+      chat.press(KEY.ctrlG);
+      await chat.shows(/ended with 3; the draft is as it was\./);
+      expect(chat.prompt()).toBe('› from the chord');
+    });
+  });
+});
+
+describe('nothing can hang the chat', () => {
+  it('Ctrl+R over 10,000 inputs, some of 100 KB, opens at once; rows are cut to the width; the pick comes back collapsed', async () => {
+    const big = (n: number) => `look at this log ${n}: ${'0123456789 '.repeat(9_000)} why does it fail ${n}?`;
+    const entries = Array.from({ length: 10_000 }, (_, i) => (i % 100 === 0 ? big(i) : `question number ${i}`));
+    entries.push(big(10_000));
+    const chat = openChat({ history: { entries: () => entries, add: () => {} } });
+    await chat.shows(PLACEHOLDER);
+    chat.press(KEY.ctrlR);
+    await chat.shows(/History · type to filter/);
+    const rows = chat.screen().split('\n');
+    expect(rows.find((row) => row.startsWith('› '))).toMatch(/^› look at this log 10000: 0123456789 0123456789 .*…$/);
+    expect(Math.max(...rows.map((row) => row.length))).toBeLessThanOrEqual(100);
+    chat.press('fail 9900');
+    await vi.waitFor(() => expect(chat.screen()).toMatch(/^› look at this log 9900: /m));
+    chat.press(KEY.enter);
+    await vi.waitFor(() => expect(chat.prompt()).toBe(`› [Pasted text #1: ${big(9900).length} characters]`));
+    // Ctrl+C still works: it clears the prompt, and closes a list.
+    chat.press(KEY.ctrlC);
+    await chat.idle();
+    chat.press(KEY.ctrlR);
+    await chat.shows(/History · type to filter/);
+    chat.press(KEY.ctrlC);
+    await vi.waitFor(() => expect(chat.screen()).not.toContain('History · type to filter'));
+  });
+
+  it('Ctrl+C in an approval dialog denies it and cancels the answer', async () => {
+    const chat = openChat({ memory: openChatMemory() });
+    await saveAsked(chat, GREEN);
+    chat.press(KEY.ctrlC);
+    await chat.idle();
+    expect(chat.screen()).not.toContain('[a] allow once');
+    chat.send('/vault');
+    await chat.shows('The vault is empty.');
+  });
+});
+
+describe('past conversations and memory', () => {
+  it('/resume without an id picks from the recent conversations; a cancelled answer keeps its mark', async () => {
+    const memory = openChatMemory();
+    const cats = memory.startConversation('local/echo');
+    memory.append(cats, { role: 'user', content: 'about cats' });
+    const ledgers = memory.startConversation('local/echo');
+    memory.append(ledgers, { role: 'user', content: 'explain ledgers' });
+    memory.append(ledgers, { role: 'assistant', content: 'a ledger is a partial answer' }, { cancelled: true });
+    const chat = openChat({ memory });
+    chat.send('/resume');
+    await chat.shows(/Resume · type to filter/);
+    expect(chat.screen()).toMatch(/explain ledgers[\s\S]*about cats/);
+    chat.press('ledg', KEY.enter);
+    await chat.shows(`Resumed conversation ${ledgers}.`);
+    await chat.shows(/a ledger is a partial answer\n\(cancelled\)/);
+  });
+
+  it('an answer cancelled in this chat is resumed with its mark', async () => {
+    const memory = openChatMemory();
+    const first = openChat({ on: stalling, memory, settings: { model: 'paid/echo' } });
+    first.send('tell me everything');
+    await first.shows(/partial answer[\s\S]*Esc cancels/);
+    first.press(KEY.esc);
+    await first.shows(/partial answer\n\(cancelled\)/);
+    await first.idle();
+    const id = memory.latest() as string;
+    cleanup();
+    const second = openChat({ on: stalling, memory, resume: id });
+    await second.shows(`Resumed conversation ${id}.`);
+    await second.shows(/partial answer\n\(cancelled\)/);
+  });
+
+  it('/memory searches the vault too', async () => {
+    const { memory } = memoryFiles.open();
+    memory.vault.save({ content: 'my favourite colour is teal' });
+    const chat = openChat({ memory: chatMemory(memory) });
+    chat.send('/memory teal');
+    await chat.shows(/Vault:\n {2}0\.\d\d {2}vlt_\w+ \[private\] {2}my favourite colour is teal/);
+  });
+});
+
+describe('an empty balance', () => {
+  let priced: TestServer;
+  let keys: { inference: string; admin: string; appUuid: string };
+  beforeAll(async () => {
+    priced = await startTestServer({ providers: [pricedProvider()] });
+    const app = await createOwnerApp(priced, { name: 'empty' });
+    const key = async (role: 'inference' | 'admin') => (await priced.server.services.apiKeys.create(app.appUuid, { name: role, is_test: false, role })).secret;
+    keys = { inference: await key('inference'), admin: await key('admin'), appUuid: app.appUuid };
+  });
+  afterAll(() => priced.close());
+
+  /** The error line, its wrapping undone. */
+  async function refusal(apiKey: string) {
+    const chat = openChat({ on: priced, apiKey, settings: { model: 'paid/echo' } });
+    chat.send('hello');
+    await chat.shows('✖ Insufficient credits');
+    await chat.idle();
+    return /✖ [^›]*/.exec(chat.screen())?.[0].replace(/\s+/g, ' ') ?? '';
+  }
+
+  it('an inference key is told to ask the app\'s developer: it cannot fund the app', async () => {
+    const line = await refusal(keys.inference);
+    expect(line).toContain("This inference key cannot add credits: ask the app's developer");
+    expect(line).not.toContain('svc api');
+  });
+
+  it('an admin key is shown the command that funds its app', async () => {
+    expect(await refusal(keys.admin)).toContain(`Fund the app: \`svc api developer apps fund ${keys.appUuid} --credits 100\`.`);
+  });
+});

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { Box, useInput, type Key } from 'ink';
 import { markdownWidth } from './markdown.js';
 import { useTerminalSize } from '../shared/use-terminal-size.js';
@@ -8,14 +9,30 @@ import { LiveMessage } from './components/LiveMessage.js';
 import { SlashHints } from './components/SlashHints.js';
 import { StatusLine } from './components/StatusLine.js';
 import { Transcript } from './components/Transcript.js';
-import { backspace, cleanInput, deleteWord, editLine, emptyEditor, insert, move, withText } from '../shared/editor.js';
-import { actionFor } from './keys.js';
+import {
+  backspace,
+  cleanInput,
+  deleteWord,
+  editLine,
+  emptyEditor,
+  insert,
+  killToLineEnd,
+  killToLineStart,
+  move,
+  moveLine,
+  moveWord,
+  withText,
+  type Editor,
+} from '../shared/editor.js';
+import { actionFor, approvalKeyBindings, bindingFor, pickerKeyBindings } from './keys.js';
 import { useChatSession, type ChatDeps } from './session.js';
 import { completions, runSlash } from './slash-commands.js';
 import { completePath } from './path-complete.js';
 import { Picker } from './components/Picker.js';
-import { pickerMatches } from './state.js';
-import { expandPastes, PASTE_COLLAPSE_CHARS, PASTE_COLLAPSE_LINES } from './paste.js';
+import { movePicker, pickerChoice } from './picker.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, expandPastes, isLongPaste, pasteCollector, placeholderBefore } from './paste.js';
+
+const NO_KEY = { backspace: false, delete: false, ctrl: false, meta: false };
 
 /** The chat screen: the session holds the state; this wires keys to it and draws. */
 export function ChatApp(deps: ChatDeps) {
@@ -25,9 +42,28 @@ export function ChatApp(deps: ChatDeps) {
   const width = markdownWidth(columns);
   // The spinner and elapsed time move while an answer is on its way (a frame costs bytes: not too often).
   const now = useNow(state.busy ? 250 : null);
+  const pastes = useRef(pasteCollector()).current;
+  /** The key before was Ctrl+X: the next one finishes a chord. */
+  const chord = useRef(false);
+  /** The input before was a long chunk from a terminal that does not bracket pastes: the chunks that follow go on it. */
+  const unbracketedPaste = useRef(false);
+
+  // The terminal marks pastes, so that one paste is one paste however many reads it takes.
+  useEffect(() => {
+    deps.writeRaw(BRACKETED_PASTE_ON);
+    return () => deps.writeRaw(BRACKETED_PASTE_OFF);
+    // Once, at start.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Ctrl+G: the input hook below is off (Ink has let go of raw mode and stdin); the editor runs now.
+  useEffect(() => {
+    if (state.externalEditor) session.editDraft();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state.externalEditor]);
 
   const submit = (raw: string) => {
-    // Collapsed pastes go out whole.
+    // Collapsed pastes go out whole; the transcript shows them collapsed.
     const text = expandPastes(raw, latest().pastes).trim();
     if (!text) return;
     dispatch({ type: 'submitted', text });
@@ -37,35 +73,67 @@ export function ChatApp(deps: ChatDeps) {
       dispatch({ type: 'item', kind: 'command', text });
       void runSlash(session, text);
     } else {
-      void session.ask(text);
+      void session.ask(text, raw.trim());
     }
   };
 
-  /** Keys while a list is open (/model, Ctrl+R): they filter and pick in it. */
+  /** A finished bracketed paste: into the filter of an open list, else into the composer (collapsed when long). */
+  const takePaste = (text: string) => {
+    const { picker, approval, editor } = latest();
+    if (approval) return;
+    if (picker) return dispatch({ type: 'picker', picker: { ...picker, filter: editLine(picker.filter, text, NO_KEY), index: 0 } });
+    dispatch(isLongPaste(text) ? { type: 'paste', text } : { type: 'edit', editor: insert(editor, text) });
+  };
+
+  /** Keys while a list is open (/model, /resume, Ctrl+R): they filter and pick in it. */
   const pickerKey = (input: string, key: Key) => {
     const picker = latest().picker;
     if (!picker) return;
-    const matches = pickerMatches(picker);
-    if (key.escape || (key.ctrl && input === 'c')) return dispatch({ type: 'picker', picker: null });
-    if (key.return) return session.pick(matches[picker.index]);
-    if (key.upArrow) return dispatch({ type: 'picker', picker: { ...picker, index: Math.max(0, picker.index - 1) } });
-    if (key.downArrow) return dispatch({ type: 'picker', picker: { ...picker, index: Math.min(matches.length - 1, picker.index + 1) } });
-    const filter = editLine(picker.filter, input, key);
-    if (filter !== picker.filter) dispatch({ type: 'picker', picker: { ...picker, filter, index: 0 } });
+    switch (bindingFor(pickerKeyBindings, input, key)) {
+      case 'close':
+        return dispatch({ type: 'picker', picker: null });
+      case 'pick':
+        return session.pick(pickerChoice(picker));
+      case 'up':
+        return dispatch({ type: 'picker', picker: movePicker(picker, -1) });
+      case 'down':
+        return dispatch({ type: 'picker', picker: movePicker(picker, 1) });
+      case null: {
+        const filter = editLine(picker.filter, input, key);
+        if (filter !== picker.filter) dispatch({ type: 'picker', picker: { ...picker, filter, index: 0 } });
+      }
+    }
   };
 
-  useInput((input: string, key: Key) => {
+  /** Keys while a tool waits for approval; Ctrl+C denies it and cancels the answer. */
+  const approvalKey = (input: string, key: Key) => {
+    const action = bindingFor(approvalKeyBindings, input, key);
+    if (action === 'interrupt') session.cancel();
+    else if (action) session.resolveApproval(action);
+  };
+
+  /** Backspace and Ctrl+W take a collapsed paste whole, not a piece of its placeholder. */
+  const erase = (editor: Editor, edit: (editor: Editor) => Editor) => {
+    const placeholder = placeholderBefore(editor, latest().pastes);
+    dispatch(placeholder ? { type: 'unpaste', start: placeholder.start } : { type: 'edit', editor: edit(editor) });
+  };
+
+  const handleKey = (input: string, key: Key) => {
     // Not this render's state: a key may arrive before the previous one has been rendered.
     const state = latest();
-    if (state.approval) {
-      const choice = input === 'a' ? 'once' : input === 's' ? 'session' : input === 'd' || key.escape ? 'deny' : null;
-      if (choice) session.resolveApproval(choice);
-      return;
-    }
+    const pasted = pastes.take(input, key);
+    if (pasted === 'pending') return;
+    if (pasted !== null) return takePaste(pasted);
+    if (state.approval) return approvalKey(input, key);
     if (state.picker) return pickerKey(input, key);
-    const action = actionFor(input, key);
+    const action = actionFor(input, key, chord.current);
+    chord.current = action === 'chord';
+    const afterPaste = unbracketedPaste.current;
+    unbracketedPaste.current = false;
     const editor = state.editor;
     switch (action) {
+      case 'chord':
+        return;
       case 'interrupt':
         if (state.busy) return session.cancel();
         if (editor.text) return dispatch({ type: 'edit', editor: emptyEditor });
@@ -82,23 +150,36 @@ export function ChatApp(deps: ChatDeps) {
         return;
       case 'newline':
         return dispatch({ type: 'edit', editor: insert(editor, '\n') });
-      case 'historyPrev':
-        return dispatch({ type: 'history', direction: 'prev' });
-      case 'historyNext':
-        return dispatch({ type: 'history', direction: 'next' });
+      case 'up': {
+        const moved = moveLine(editor, 'up');
+        return dispatch(moved ? { type: 'edit', editor: moved } : { type: 'history', direction: 'prev' });
+      }
+      case 'down': {
+        const moved = moveLine(editor, 'down');
+        return dispatch(moved ? { type: 'edit', editor: moved } : { type: 'history', direction: 'next' });
+      }
       case 'left':
       case 'right':
       case 'home':
       case 'end':
         return dispatch({ type: 'edit', editor: move(editor, action) });
+      case 'wordLeft':
+        return dispatch({ type: 'edit', editor: moveWord(editor, 'left') });
+      case 'wordRight':
+        return dispatch({ type: 'edit', editor: moveWord(editor, 'right') });
       case 'backspace':
-        return dispatch({ type: 'edit', editor: backspace(editor) });
+        return erase(editor, backspace);
       case 'deleteWord':
-        return dispatch({ type: 'edit', editor: deleteWord(editor) });
-      case 'clearLine':
-        return dispatch({ type: 'edit', editor: emptyEditor });
+        return erase(editor, deleteWord);
+      case 'killToEnd':
+        return dispatch({ type: 'edit', editor: killToLineEnd(editor) });
+      case 'killToStart':
+        return dispatch({ type: 'edit', editor: killToLineStart(editor) });
       case 'search':
         if (!state.busy) session.openHistorySearch();
+        return;
+      case 'externalEditor':
+        if (!state.busy) dispatch({ type: 'externalEditor', open: true });
         return;
       case 'complete': {
         const attach = /^\/attach\s+(.*)$/.exec(editor.text);
@@ -113,6 +194,12 @@ export function ChatApp(deps: ChatDeps) {
       }
       case null: {
         if (!input || key.ctrl || key.meta) return;
+        // A terminal that does not bracket pastes hands a long one over in several chunks: the
+        // chunks after the first go on its paste.
+        if (afterPaste && input.length > 1) {
+          unbracketedPaste.current = true;
+          return dispatch({ type: 'paste', text: cleanInput(input), join: true });
+        }
         // Text and Enter in one chunk (fast typing, a batching terminal) is typing, then Enter;
         // line breaks inside a chunk are a paste, kept as one message.
         if (input.length > 1 && input.indexOf('\r') === input.length - 1 && !state.busy) {
@@ -121,13 +208,17 @@ export function ChatApp(deps: ChatDeps) {
         }
         const text = cleanInput(input);
         // A long paste stays one line in the composer (it would not fit); it is sent whole.
-        if (text.length > 1 && (text.split('\n').length >= PASTE_COLLAPSE_LINES || text.length > PASTE_COLLAPSE_CHARS)) {
+        if (text.length > 1 && isLongPaste(text)) {
+          unbracketedPaste.current = true;
           return dispatch({ type: 'paste', text });
         }
         dispatch({ type: 'edit', editor: insert(editor, text) });
       }
     }
-  });
+  };
+
+  // Off while $EDITOR has the terminal: Ink then leaves raw mode and stops reading stdin.
+  useInput(handleKey, { isActive: !state.externalEditor });
 
   return (
     <Box flexDirection="column">
@@ -140,8 +231,8 @@ export function ChatApp(deps: ChatDeps) {
         continues={state.liveContinues && !state.liveGap}
       />
       {state.approval ? <ApprovalDialog approval={state.approval} /> : null}
-      {state.picker ? <Picker picker={state.picker} rows={Math.min(10, rows - 6)} /> : null}
-      <Composer editor={state.editor} disabled={state.busy} placeholder={state.busy ? '' : ' Ask anything, or /help'} maxRows={Math.max(1, rows - 8)} />
+      {state.picker ? <Picker picker={state.picker} rows={Math.min(10, rows - 6)} width={columns} /> : null}
+      <Composer editor={state.editor} disabled={state.busy} placeholder={state.busy ? '' : ' Ask anything, or /help'} maxRows={Math.max(1, rows - 8)} columns={columns} />
       <SlashHints commands={completions(state.editor.text)} paths={state.pathMatches} attachments={state.attachments.map((a) => a.path)} />
       <StatusLine state={state} now={now} />
     </Box>

@@ -1,11 +1,15 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { Client } from '../../client/client.js';
-import { ApiRequestError, ConnectionError } from '../../client/errors.js';
 import { runTurn } from '../../chat/engine.js';
-import type { ChatMemory } from '../../chat/memory-port.js';
+import type { ChatMemory, RememberedMessage } from '../../chat/memory-port.js';
 import type { ClientTool, ToolCall, WireMessage } from '../../chat/types.js';
+import { PublicConfig } from '../../contract/schemas/surface.js';
+import { editInExternalEditor } from './external-editor.js';
+import { describeFailure, type Caller } from './failure.js';
 import { planCommit } from './live-split.js';
 import { markdownWidth } from './markdown.js';
+import { expandPastes } from './paste.js';
+import { plainItems, type PickerItem } from './picker.js';
 import { useTerminalSize } from '../shared/use-terminal-size.js';
 
 /** Rows around the live answer while it streams: its margin, the composer, the status line, and one spare. */
@@ -15,8 +19,26 @@ const SETTLE_ATTEMPTS = 20;
 const SETTLE_WAIT_MS = 25;
 /** Rows an approval dialog takes below the answer. */
 const APPROVAL_ROWS = 6;
+/** Past conversations /resume offers. */
+const RESUMABLE = 50;
+/**
+ * Characters of a message the transcript shows whole (a question just sent, a message of a
+ * resumed conversation): Ink draws about 30 KB a second, and a 100 KB paste must not hold the
+ * screen for seconds. A longer question shows with its pastes collapsed; a longer past message, cut.
+ */
+const TRANSCRIPT_MESSAGE_CHARS = 8000;
 import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
-import { withText } from '../shared/editor.js';
+
+/** A past message as the resumed transcript shows it: long ones cut, with what was left out. */
+function resumedItem({ message, cancelled }: RememberedMessage): { kind: 'user' | 'assistant'; text: string; cancelled?: boolean }[] {
+  if ((message.role !== 'user' && message.role !== 'assistant') || !message.content) return [];
+  const { content } = message;
+  const text =
+    content.length > TRANSCRIPT_MESSAGE_CHARS
+      ? `${content.slice(0, TRANSCRIPT_MESSAGE_CHARS)}\n… (${content.length - TRANSCRIPT_MESSAGE_CHARS} more characters)`
+      : content;
+  return [{ kind: message.role, text, ...(cancelled ? { cancelled } : {}) }];
+}
 
 export interface ChatSettings {
   model: string;
@@ -56,19 +78,6 @@ export interface InputHistory {
 
 export type ApprovalChoice = 'once' | 'session' | 'deny';
 
-/** Turns an API failure into a line the transcript shows, with what to do about it. */
-export function describeFailure(error: unknown): string {
-  if (error instanceof ConnectionError) return `${error.message}. Is the server running? (svc serve)`;
-  if (error instanceof ApiRequestError) {
-    const { message, type } = error.body.error;
-    if (error.status === 401) return `${message} Log in with \`svc auth login --api-key <key>\`.`;
-    if (error.status === 402) return `${message} Claim or buy credits: \`svc api credits claim-daily\`, \`svc api credits purchase\`.`;
-    if (error.status === 404 && error.body.error.param === 'model') return `${message} Pick another with /model.`;
-    return `${message} (${type})`;
-  }
-  return (error as Error).message ?? String(error);
-}
-
 /** The chat's state and everything that changes it: one container, the components only draw. */
 export function useChatSession(deps: ChatDeps) {
   const { client, memory, settings } = deps;
@@ -99,8 +108,21 @@ export function useChatSession(deps: ChatDeps) {
   const sizeRef = useRef(size);
   sizeRef.current = size;
 
+  /** Who the key is, once GET /config has said (what a 402 suggests depends on it), and that read. */
+  const caller = useRef<Caller | null>(null);
+  const callerRead = useRef<Promise<void>>(Promise.resolve());
+
   const notice = useCallback((text: string) => dispatch({ type: 'item', kind: 'notice', text }), []);
-  const failure = useCallback((error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error) }), []);
+  const failure = useCallback((error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error, caller.current) }), []);
+
+  const readCaller = useCallback(async () => {
+    try {
+      const config = PublicConfig.pick({ caller: true }).safeParse(await client.call({ method: 'GET', path: '/config' }));
+      if (config.success) caller.current = config.data.caller;
+    } catch {
+      // Without it a 402 gives the hint that fits every key.
+    }
+  }, [client]);
 
   /**
    * The balance once nothing is held for this chat: right after an answer (a cancelled one above
@@ -187,9 +209,9 @@ export function useChatSession(deps: ChatDeps) {
   }, [memory]);
 
   const remember = useCallback(
-    (message: WireMessage) => {
+    (message: WireMessage, cancelled = false) => {
       conversation.current.push(message);
-      if (memory && conversationId.current) memory.append(conversationId.current, message);
+      if (memory && conversationId.current) memory.append(conversationId.current, message, cancelled ? { cancelled } : {});
     },
     [memory],
   );
@@ -204,15 +226,19 @@ export function useChatSession(deps: ChatDeps) {
     return [...memoryTools, ...(deps.extraTools ?? [])];
   }, [memory, approve, deps.extraTools]);
 
-  /** Sends a question and streams the answer, running tools, until the model is done. */
+  /**
+   * Sends a question and streams the answer, running tools, until the model is done. `collapsed`:
+   * the question with its pastes as their placeholders, shown when the whole is too long.
+   */
   const ask = useCallback(
-    async (question: string) => {
+    async (question: string, collapsed = question) => {
+      const shown = question.length > TRANSCRIPT_MESSAGE_CHARS ? collapsed : question;
       ensureConversation();
       // Files attached with /attach go with this question, ahead of it.
       const attachments = stateRef.current.attachments;
       if (attachments.length > 0) dispatch({ type: 'attachmentsSent' });
       const files = attachments.map((file) => `Attached file ${file.path}:\n\n\`\`\`\n${file.text}\n\`\`\``);
-      dispatch({ type: 'item', kind: 'user', text: attachments.length ? `${question}\n(attached: ${attachments.map((a) => a.path).join(', ')})` : question });
+      dispatch({ type: 'item', kind: 'user', text: attachments.length ? `${shown}\n(attached: ${attachments.map((a) => a.path).join(', ')})` : shown });
       remember({ role: 'user', content: [...files, question].join('\n\n') });
       const controller = new AbortController();
       abort.current = controller;
@@ -254,7 +280,7 @@ export function useChatSession(deps: ChatDeps) {
               dispatch({ type: 'progress', tool: null });
               if (event.declined) dispatch({ type: 'item', kind: 'notice', text: `Declined ${event.call.function.name}.` });
             } else if (event.type === 'message') {
-              remember(event.message);
+              remember(event.message, event.cancelled);
               if (event.message.role === 'assistant' && event.message.content) {
                 if (redrawTimer.current) clearTimeout(redrawTimer.current);
                 redrawTimer.current = null;
@@ -267,6 +293,8 @@ export function useChatSession(deps: ChatDeps) {
           },
         });
       } catch (error) {
+        // The hint for a failure may depend on who the key is: a question sent at once must wait for it.
+        await callerRead.current;
         failure(error);
       } finally {
         if (redrawTimer.current) clearTimeout(redrawTimer.current);
@@ -329,31 +357,68 @@ export function useChatSession(deps: ChatDeps) {
   /** /model without an id: the models to pick from, the current one highlighted. */
   const openModelPicker = useCallback(async () => {
     try {
-      const items = await listModels();
-      dispatch({ type: 'picker', picker: { purpose: 'model', title: 'Model', items, filter: '', index: Math.max(0, items.indexOf(stateRef.current.model)) } });
+      const models = await listModels();
+      const index = Math.max(0, models.indexOf(stateRef.current.model));
+      dispatch({ type: 'picker', picker: { purpose: 'model', title: 'Model', items: plainItems(models), filter: '', index } });
     } catch (error) {
       failure(error);
     }
   }, [listModels, failure]);
 
-  /** Ctrl+R: the input history, newest first, to search as you type. */
+  /** Ctrl+R: the input history, newest first, to search as you type (see picker.ts: only the rows shown are read). */
   const openHistorySearch = useCallback(() => {
-    const items = [...new Set([...stateRef.current.history].reverse())];
-    if (items.length === 0) return notice('No input history yet.');
-    dispatch({ type: 'picker', picker: { purpose: 'history', title: 'History', items, filter: '', index: 0 } });
+    const { history } = stateRef.current;
+    if (history.length === 0) return notice('No input history yet.');
+    dispatch({ type: 'picker', picker: { purpose: 'history', title: 'History', items: plainItems(history.toReversed()), filter: '', index: 0 } });
   }, [notice]);
+
+  const resume = useCallback(
+    (id: string) => {
+      const messages = memory?.load(id);
+      if (!messages) return notice(`No conversation ${id}. /history lists them.`);
+      conversation.current = messages.map((remembered) => remembered.message);
+      conversationId.current = id;
+      // The conversation goes on with the model it was talking to.
+      const model = memory?.modelOf(id);
+      if (model) dispatch({ type: 'model', model });
+      dispatch({ type: 'conversation', id, items: [{ kind: 'notice', text: `Resumed conversation ${id}.` }, ...messages.flatMap(resumedItem)] });
+    },
+    [memory, notice],
+  );
+
+  /** /resume without an id: the recent conversations, newest first, to pick one from. */
+  const openConversationPicker = useCallback(() => {
+    const items = (memory?.conversations(RESUMABLE) ?? [])
+      .filter((c) => c.id !== conversationId.current)
+      .map((c) => ({ value: c.id, label: `${c.updatedAt.slice(0, 16).replace('T', ' ')}  ${c.title}` }));
+    if (items.length === 0) return notice('No past conversations.');
+    dispatch({ type: 'picker', picker: { purpose: 'conversation', title: 'Resume', items, filter: '', index: 0 } });
+  }, [memory, notice]);
 
   /** What Enter does in a picker: take the highlighted row. */
   const pick = useCallback(
-    (choice: string | undefined) => {
+    (choice: PickerItem | undefined) => {
       const picker = stateRef.current.picker;
       dispatch({ type: 'picker', picker: null });
       if (!picker || choice === undefined) return;
-      if (picker.purpose === 'model') void chooseModel(choice);
-      else dispatch({ type: 'edit', editor: withText(choice) });
+      if (picker.purpose === 'model') void chooseModel(choice.value);
+      else if (picker.purpose === 'conversation') resume(choice.value);
+      else dispatch({ type: 'compose', text: choice.value });
     },
-    [chooseModel],
+    [chooseModel, resume],
   );
+
+  /**
+   * Ctrl+G: the draft, pastes expanded, in $VISUAL / $EDITOR; what was saved becomes the draft.
+   * Called once ChatApp has stopped reading keys, so the terminal is the editor's.
+   */
+  const editDraft = useCallback(() => {
+    const { editor, pastes } = stateRef.current;
+    const edited = editInExternalEditor(expandPastes(editor.text, pastes), deps.writeRaw);
+    dispatch({ type: 'externalEditor', open: false });
+    if ('text' in edited) dispatch({ type: 'compose', text: edited.text });
+    else notice(edited.error);
+  }, [deps.writeRaw, notice]);
 
   const cancel = useCallback(() => {
     if (approvalResolver.current) resolveApproval('deny');
@@ -367,25 +432,9 @@ export function useChatSession(deps: ChatDeps) {
     notice('New conversation.');
   }, [notice]);
 
-  const resume = useCallback(
-    (id: string) => {
-      const messages = memory?.load(id);
-      if (!messages) return notice(`No conversation ${id}. /history lists them.`);
-      conversation.current = messages;
-      conversationId.current = id;
-      // The conversation goes on with the model it was talking to.
-      const model = memory?.modelOf(id);
-      if (model) dispatch({ type: 'model', model });
-      const shown = messages.flatMap((m) =>
-        (m.role === 'user' || m.role === 'assistant') && m.content ? [{ kind: m.role, text: m.content }] : [],
-      );
-      dispatch({ type: 'conversation', id, items: [{ kind: 'notice', text: `Resumed conversation ${id}.` }, ...shown] });
-    },
-    [memory, notice],
-  );
-
   useEffect(() => {
     void refreshBalance();
+    callerRead.current = readCaller();
     if (deps.resume) resume(deps.resume);
     return () => {
       abort.current?.abort();
@@ -413,7 +462,9 @@ export function useChatSession(deps: ChatDeps) {
     chooseModel,
     openModelPicker,
     openHistorySearch,
+    openConversationPicker,
     pick,
+    editDraft,
     rememberInput: (text: string) => deps.history?.add(text),
     memory,
     client,

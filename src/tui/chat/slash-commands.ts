@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { expandHome } from './path-complete.js';
 import type { ChatSession } from './session.js';
-import { keyBindings } from './keys.js';
+import { chordBindings, keyBindings } from './keys.js';
 import { osc52 } from '../shared/clipboard.js';
 
 export interface SlashCommand {
@@ -18,7 +18,7 @@ export const slashCommands: SlashCommand[] = [
     description: 'commands and keys',
     run(session) {
       const commands = slashCommands.map((c) => `  /${c.name}${c.args ? ` ${c.args}` : ''} — ${c.description}`);
-      const keys = keyBindings.map((k) => `  ${k.keys} — ${k.description}`);
+      const keys = [...keyBindings, ...chordBindings].map((k) => `  ${k.keys} — ${k.description}`);
       session.notice(['Commands:', ...commands, 'Keys:', ...keys].join('\n'));
     },
   },
@@ -50,7 +50,12 @@ export const slashCommands: SlashCommand[] = [
       session.notice(list.length ? ['Conversations (/resume <id>):', ...list.map((c) => `  ${c.id}  ${c.updatedAt.slice(0, 16)}  ${c.title}`)].join('\n') : 'No past conversations.');
     },
   },
-  { name: 'resume', args: '<id>', description: 'continue a past conversation', run: (session, args) => (args ? session.resume(args) : session.notice('Usage: /resume <id>')) },
+  {
+    name: 'resume',
+    args: '[id]',
+    description: 'continue a past conversation; without an id, pick one from the list (type to filter)',
+    run: (session, args) => (args ? session.resume(args) : session.openConversationPicker()),
+  },
   {
     name: 'tools',
     args: 'on|off',
@@ -64,13 +69,15 @@ export const slashCommands: SlashCommand[] = [
   {
     name: 'memory',
     args: '<query>',
-    description: 'search past conversations',
+    description: 'search past conversations and the vault',
     async run(session, args) {
       if (!session.memory) return session.notice('Memory is not available.');
       if (!args) return session.notice('Usage: /memory <query>');
       try {
-        const hits = await session.memory.search(args, session.state.conversationId);
-        session.notice(hits.length ? ['Memory:', ...hits.map((h) => `  ${h}`)].join('\n') : 'Nothing found.');
+        const found = await session.memory.search(args, session.state.conversationId);
+        const section = (title: string, lines: string[]) => (lines.length ? [`${title}:`, ...lines.map((line) => `  ${line}`)] : []);
+        const shown = [...section('Memory', found.messages), ...section('Vault', found.vault)];
+        session.notice(shown.length ? shown.join('\n') : 'Nothing found.');
       } catch (error) {
         session.failure(error);
       }

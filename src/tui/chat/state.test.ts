@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { withText } from '../shared/editor.js';
-import { chatReducer, initialState } from './state.js';
+import { expandPastes } from './paste.js';
+import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
+
+const after = (state: ChatState, ...events: ChatEvent[]) => events.reduce(chatReducer, state);
 
 describe('input history', () => {
   const state = () => chatReducer(chatReducer(initialState({ model: 'm', toolsEnabled: true }), { type: 'submitted', text: 'first' }), { type: 'submitted', text: 'second' });
@@ -34,5 +37,60 @@ describe('input history', () => {
       { text: '```js\nb()\n```', continued: true, gap: false },
     ]);
     expect(s).toMatchObject({ live: '', liveContinues: false, liveGap: false });
+  });
+});
+
+describe('the composer and long texts', () => {
+  const fresh = (history: string[] = []) => initialState({ model: 'm', toolsEnabled: true, history });
+  const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) => `${prefix} ${i}`).join('\n');
+
+  it('a paste the terminal split goes on one placeholder, whose line count follows', () => {
+    let s = after(fresh(), { type: 'edit', editor: withText('see: ') }, { type: 'paste', text: `${lines(100)}\n` });
+    expect(s.editor.text).toBe('see: [Pasted text #1: 101 lines]');
+    s = after(s, { type: 'paste', text: lines(100, 'more'), join: true });
+    expect(s.editor.text).toBe('see: [Pasted text #1: 200 lines]');
+    expect(s.pastes).toHaveLength(1);
+    expect(expandPastes(s.editor.text, s.pastes)).toBe(`see: ${lines(100)}\n${lines(100, 'more')}`);
+    // A second paste, apart from the first, is a paste of its own.
+    s = after(s, { type: 'edit', editor: { ...s.editor, text: `${s.editor.text} `, cursor: s.editor.cursor + 1 } }, { type: 'paste', text: lines(5) });
+    expect(s.editor.text).toBe('see: [Pasted text #1: 200 lines] [Pasted text #2: 5 lines]');
+  });
+
+  it('a placeholder goes whole, and a paste holding $& or $\' comes back as it was', () => {
+    const pasted = `${lines(4)}\ncost: $& and $' and $1`;
+    let s = after(fresh(), { type: 'paste', text: pasted });
+    expect(expandPastes(s.editor.text, s.pastes)).toBe(pasted);
+    s = after(s, { type: 'unpaste', start: 0 });
+    expect(s.editor).toEqual({ text: '', cursor: 0 });
+  });
+
+  it('an input from the history too long to edit comes back collapsed, and the same paste each time', () => {
+    const huge = 'x'.repeat(100_000);
+    let s = after(fresh([huge, 'short one']), { type: 'history', direction: 'prev' }, { type: 'history', direction: 'prev' });
+    expect(s.editor.text).toBe('[Pasted text #1: 100000 characters]');
+    s = after(s, { type: 'history', direction: 'next' }, { type: 'history', direction: 'prev' });
+    expect(s.pastes).toEqual([huge]);
+    expect(expandPastes(s.editor.text, s.pastes)).toBe(huge);
+  });
+
+  it('walking back puts the cursor on an input\'s first line (↑ goes on), walking forward on its last', () => {
+    const multi = 'first line\nsecond line\nthird';
+    let s = after(fresh([multi, 'later']), { type: 'history', direction: 'prev' }, { type: 'history', direction: 'prev' });
+    expect(s.editor).toEqual({ text: multi, cursor: 'first line'.length });
+    s = after(fresh(['earlier', multi]), { type: 'history', direction: 'prev' }, { type: 'history', direction: 'prev' }, { type: 'history', direction: 'next' });
+    expect(s.editor).toEqual({ text: multi, cursor: multi.length });
+  });
+
+  it('text composed whole (a picked input, what $EDITOR wrote) is editable unless too long', () => {
+    expect(after(fresh(), { type: 'compose', text: lines(20) }).editor).toEqual(withText(lines(20)));
+    expect(after(fresh(), { type: 'compose', text: lines(500) }).editor.text).toBe('[Pasted text #1: 500 lines]');
+  });
+
+  it('a resumed answer keeps its cancelled mark', () => {
+    const s = after(fresh(), { type: 'conversation', id: 'c', items: [{ kind: 'user', text: 'q' }, { kind: 'assistant', text: 'partial', cancelled: true }] });
+    expect(s.items.map(({ kind, cancelled }) => ({ kind, cancelled }))).toEqual([
+      { kind: 'user', cancelled: undefined },
+      { kind: 'assistant', cancelled: true },
+    ]);
   });
 });

@@ -1,5 +1,7 @@
 import type { ToolCall } from '../../chat/types.js';
-import { emptyEditor, insert, withText, type Editor } from '../shared/editor.js';
+import { cut, emptyEditor, insert, withText, type Editor } from '../shared/editor.js';
+import { isTooLongToEdit, pastePlaceholder, placeholderBefore } from './paste.js';
+import type { Picker } from './picker.js';
 
 /** One finished entry of the transcript; it goes to the scrollback and is never drawn again. */
 export interface TranscriptItem {
@@ -20,24 +22,6 @@ export interface PendingApproval {
   call: ToolCall;
   summary: string;
 }
-
-/** A list to pick from, narrowed by what is typed: the models (/model), the input history (Ctrl+R). */
-export interface Picker {
-  purpose: 'model' | 'history';
-  title: string;
-  items: string[];
-  filter: string;
-  /** The highlighted row of the filtered items. */
-  index: number;
-}
-
-export const pickerMatches = (picker: Picker) => {
-  const filter = picker.filter.toLowerCase();
-  return picker.items.filter((item) => item.toLowerCase().includes(filter));
-};
-
-/** The composer's stand-in for a long paste, sent whole in its place. */
-export const pastePlaceholder = (n: number, text: string) => `[Pasted text #${n}: ${text.split('\n').length} lines]`;
 
 export interface ChatState {
   items: TranscriptItem[];
@@ -62,6 +46,8 @@ export interface ChatState {
   picker: Picker | null;
   /** Long pastes, collapsed in the composer (#1 is the first), expanded when sent. */
   pastes: string[];
+  /** The draft is open in $VISUAL / $EDITOR: the chat has handed the terminal over. */
+  externalEditor: boolean;
   /** Files /attach added, sent with the next question. */
   attachments: { path: string; text: string }[];
   /** What Tab found for a path being typed, when it was more than one. */
@@ -90,7 +76,13 @@ export type ChatEvent =
   | { type: 'progress'; tokens?: number; tool?: string | null }
   | { type: 'approval'; approval: PendingApproval | null }
   | { type: 'picker'; picker: Picker | null }
-  | { type: 'paste'; text: string }
+  /** A long paste, collapsed; `join`: it goes on the paste just before the cursor (a paste the terminal split). */
+  | { type: 'paste'; text: string; join?: boolean }
+  /** Backspace or Ctrl+W right after a collapsed paste: the placeholder goes whole. */
+  | { type: 'unpaste'; start: number }
+  /** Text that fills the composer whole (a picked input, what $EDITOR wrote). */
+  | { type: 'compose'; text: string }
+  | { type: 'externalEditor'; open: boolean }
   | { type: 'attach'; path: string; text: string }
   | { type: 'attachmentsSent' }
   | { type: 'pathMatches'; matches: string[] }
@@ -99,7 +91,7 @@ export type ChatEvent =
   | { type: 'lastAnswer'; tokens: number; credits: number | null }
   | { type: 'balance'; balance: number | null }
   | { type: 'exitArmed'; armed: boolean }
-  | { type: 'conversation'; id: string | null; items?: { kind: TranscriptItem['kind']; text: string }[] };
+  | { type: 'conversation'; id: string | null; items?: { kind: TranscriptItem['kind']; text: string; cancelled?: boolean }[] };
 
 export function initialState(options: { model: string; toolsEnabled: boolean; history?: string[] }): ChatState {
   return {
@@ -120,12 +112,28 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
     approval: null,
     picker: null,
     pastes: [],
+    externalEditor: false,
     attachments: [],
     pathMatches: [],
     progress: null,
     exitArmed: false,
     conversationId: null,
   };
+}
+
+/**
+ * `text` as the composer holds it: as it is, the cursor at its end or at the end of its first
+ * line; or, when it is too long to edit, as the placeholder of a paste (the same paste, and
+ * number, when it is one already).
+ */
+function composed(state: ChatState, text: string, cursor: 'firstLine' | 'end'): Pick<ChatState, 'editor' | 'pastes'> {
+  if (!isTooLongToEdit(text)) {
+    const firstBreak = text.indexOf('\n');
+    return { editor: { text, cursor: cursor === 'end' || firstBreak < 0 ? text.length : firstBreak }, pastes: state.pastes };
+  }
+  const known = state.pastes.indexOf(text);
+  const pastes = known >= 0 ? state.pastes : [...state.pastes, text];
+  return { editor: withText(pastePlaceholder(known >= 0 ? known + 1 : pastes.length, text)), pastes };
 }
 
 let nextId = 1;
@@ -147,17 +155,19 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       if (state.history.length === 0) return state;
       const last = state.history.length - 1;
       if (event.direction === 'prev') {
-        const index = state.historyIndex === null ? last : Math.max(0, state.historyIndex - 1);
+        if (state.historyIndex === 0) return state;
+        const index = state.historyIndex === null ? last : state.historyIndex - 1;
         return {
           ...state,
           historyIndex: index,
           draft: state.historyIndex === null ? state.editor.text : state.draft,
-          editor: withText(state.history[index] ?? ''),
+          // On its first line: ↑ again goes on to the input before.
+          ...composed(state, state.history[index] ?? '', 'firstLine'),
         };
       }
       if (state.historyIndex === null) return state;
       if (state.historyIndex >= last) return { ...state, historyIndex: null, editor: withText(state.draft) };
-      return { ...state, historyIndex: state.historyIndex + 1, editor: withText(state.history[state.historyIndex + 1] ?? '') };
+      return { ...state, historyIndex: state.historyIndex + 1, ...composed(state, state.history[state.historyIndex + 1] ?? '', 'end') };
     }
     case 'submitted':
       return {
@@ -202,9 +212,21 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
     case 'picker':
       return { ...state, picker: event.picker };
     case 'paste': {
+      const before = event.join ? placeholderBefore(state.editor, state.pastes) : null;
+      if (before) {
+        const joined = `${state.pastes[before.index] ?? ''}${event.text}`;
+        const editor = insert(cut(state.editor, before.start, state.editor.cursor), pastePlaceholder(before.index + 1, joined));
+        return { ...state, pastes: state.pastes.with(before.index, joined), editor, exitArmed: false };
+      }
       const pastes = [...state.pastes, event.text];
       return { ...state, pastes, editor: insert(state.editor, pastePlaceholder(pastes.length, event.text)), exitArmed: false };
     }
+    case 'unpaste':
+      return { ...state, editor: cut(state.editor, event.start, state.editor.cursor), exitArmed: false };
+    case 'compose':
+      return { ...state, ...composed(state, event.text, 'end'), historyIndex: null, exitArmed: false, pathMatches: [] };
+    case 'externalEditor':
+      return { ...state, externalEditor: event.open };
     case 'attach':
       return { ...state, attachments: [...state.attachments.filter((a) => a.path !== event.path), { path: event.path, text: event.text }] };
     case 'attachmentsSent':
@@ -225,7 +247,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       return {
         ...state,
         conversationId: event.id,
-        items: [...state.items, ...(event.items ?? []).map((entry) => item(entry.kind, entry.text))],
+        items: [...state.items, ...(event.items ?? []).map((entry) => item(entry.kind, entry.text, entry.cancelled ? { cancelled: true } : {}))],
       };
   }
 }

@@ -1,15 +1,32 @@
 import { Box, Text } from 'ink';
 import type { Editor } from '../../shared/editor.js';
+import { composerView, type ComposerRow } from '../composer-view.js';
+
+const PROMPT = '› ';
+
+/** A row with the cursor drawn on the character under it (a space at a row's end). */
+function Row({ row, disabled }: { row: ComposerRow; disabled: boolean }) {
+  if (row.cursor === null) return <Text>{row.text}</Text>;
+  const at = row.text[row.cursor] ?? ' ';
+  return (
+    <Text>
+      {row.text.slice(0, row.cursor)}
+      {disabled ? at : <Text inverse>{at}</Text>}
+      {row.text.slice(row.cursor + 1)}
+    </Text>
+  );
+}
 
 /**
- * The prompt with its cursor. Multi-line text keeps its lines, at most `maxRows` of them around
- * the cursor (the live region must stay shorter than the terminal); the others are counted.
+ * The prompt with its cursor. The draft is cut into rows here (composer-view.ts), at most
+ * `maxRows` of them around the cursor (the live region must stay shorter than the terminal); the
+ * others are counted.
  */
-export function Composer({ editor, disabled, placeholder, maxRows }: { editor: Editor; disabled: boolean; placeholder: string; maxRows: number }) {
+export function Composer({ editor, disabled, placeholder, maxRows, columns }: { editor: Editor; disabled: boolean; placeholder: string; maxRows: number; columns: number }) {
   if (editor.text === '') {
     return (
       <Box marginTop={1}>
-        <Text color={disabled ? 'gray' : 'cyan'}>› </Text>
+        <Text color={disabled ? 'gray' : 'cyan'}>{PROMPT}</Text>
         <Text dimColor>
           {disabled ? '' : <Text inverse> </Text>}
           {placeholder}
@@ -17,32 +34,16 @@ export function Composer({ editor, disabled, placeholder, maxRows }: { editor: E
       </Box>
     );
   }
-  const lines = editor.text.split('\n');
-  const cursorLine = editor.text.slice(0, editor.cursor).split('\n').length - 1;
-  const room = Math.max(1, maxRows - 1);
-  const first = lines.length <= maxRows ? 0 : Math.min(Math.max(0, cursorLine - room + 1), lines.length - room);
-  const last = lines.length <= maxRows ? lines.length : first + room;
-  // Offsets of the shown window in the text, to place the cursor in it.
-  const start = lines.slice(0, first).reduce((n, line) => n + line.length + 1, 0);
-  const end = lines.slice(0, last).reduce((n, line) => n + line.length + 1, 0) - 1;
-  const shown = editor.text.slice(start, end);
-  const cursor = editor.cursor - start;
-  const before = shown.slice(0, cursor);
-  const at = shown[cursor] ?? ' ';
-  const after = shown.slice(cursor + 1);
-  const hidden = lines.length - (last - first);
+  const view = composerView(editor, columns - PROMPT.length, maxRows);
   return (
     <Box marginTop={1} flexDirection="column">
-      {hidden > 0 ? <Text dimColor>  … {hidden} more line{hidden === 1 ? '' : 's'}</Text> : null}
-      <Box>
-        <Text color={disabled ? 'gray' : 'cyan'}>› </Text>
-        <Text>
-          {before}
-          {disabled ? at : <Text inverse>{at === '\n' ? ' ' : at}</Text>}
-          {at === '\n' ? '\n' : ''}
-          {after}
-        </Text>
-      </Box>
+      {view.hidden > 0 ? <Text dimColor>  … {view.hidden} more line{view.hidden === 1 ? '' : 's'}</Text> : null}
+      {view.rows.map((row, i) => (
+        <Box key={i}>
+          <Text color={disabled ? 'gray' : 'cyan'}>{i === 0 ? PROMPT : ' '.repeat(PROMPT.length)}</Text>
+          <Row row={row} disabled={disabled} />
+        </Box>
+      ))}
     </Box>
   );
 }

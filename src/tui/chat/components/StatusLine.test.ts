@@ -20,4 +20,11 @@ describe('the status line', () => {
     const busy = { ...state, busy: true, progress: { startedAt: 1_000, tokens: 57, tool: 'search_memory' } };
     expect(fitStatus(statusParts(busy, 3_400), 100)).toMatch(/^\S 2\.4s · 57 tokens · running search_memory · openai\/gpt-4o-mini +Esc cancels$/);
   });
+
+  it('the first frame of an answer, drawn with a clock read before it started, says 0.0s with a spinner', () => {
+    const busy = { ...state, busy: true, progress: { startedAt: 20_000, tokens: 0, tool: null } };
+    const line = fitStatus(statusParts(busy, 8_000), 100);
+    expect(line).toMatch(/^⠋ 0\.0s · 0 tokens · openai\/gpt-4o-mini +Esc cancels$/);
+    expect(line).not.toContain('undefined');
+  });
 });

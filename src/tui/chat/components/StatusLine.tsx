@@ -11,7 +11,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 /** What the status line says: left, the facts; right, the key that matters now. */
 export function statusParts(state: ChatState, now: number): { left: string[]; hint: string } {
   if (state.busy && state.progress) {
-    const elapsed = (now - state.progress.startedAt) / 1000;
+    // The first frame of an answer may be drawn with a clock read before it started: never below zero.
+    const elapsed = Math.max(0, now - state.progress.startedAt) / 1000;
     const spinner = SPINNER[Math.floor(elapsed * 4) % SPINNER.length];
     const left = [`${spinner} ${elapsed.toFixed(1)}s`, `${state.progress.tokens} tokens`];
     if (state.progress.tool) left.push(`running ${state.progress.tool}`);
