@@ -50,7 +50,7 @@ export function createAuthenticator(deps: {
       developerId: owner.app.developerId,
       app: owner.app,
       keyId: owner.key.keyId,
-      isTest: owner.key.isTest,
+      livemode: !owner.key.isTest,
       role: owner.key.role,
     };
   }

@@ -216,7 +216,8 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
     async authenticate(token: string, appHeader?: string): Promise<Principal> {
       const { app, address, sandbox } = await verify(token, appHeader);
       try {
-        await deps.store.users.ensure(app.appUuid, address, deps.clock.now().toISOString(), { test: sandbox });
+        // A sandbox token signs in a test-mode user: a user of its own, apart from any live one.
+        await deps.store.users.ensure({ appUuid: app.appUuid, livemode: !sandbox }, address, deps.clock.now().toISOString());
       } catch (error) {
         if (!(error instanceof InsufficientFundsError)) throw error;
         throw insufficientCredits(
@@ -224,7 +225,7 @@ export function createIdentityTokenVerifier(deps: IdentityTokenVerifierDeps) {
             `its balance is ${microToCredits(error.availableMicro)} credits. The developer must fund the app.`,
         );
       }
-      return { kind: 'user', developerId: app.developerId, app, address, sandbox };
+      return { kind: 'user', developerId: app.developerId, app, address, livemode: !sandbox };
     },
   };
 }

@@ -1,12 +1,24 @@
 import type { KeyRole } from '../../src/contract/operation.js';
-import type { AppRecord } from '../store/types.js';
+import type { AppRecord, AppScope } from '../store/types.js';
 
-/** Who is calling. Developer operations need an API key; end-user operations accept both. */
+/**
+ * Who is calling. Developer operations need an API key; end-user operations accept both.
+ * `livemode` is false in test mode — a `svc_test_` key, or a user signed in with a sandbox
+ * identity token: the offline local provider, sandbox payments, play money, and only test objects.
+ */
 export type Principal =
-  | { kind: 'api_key'; developerId: string; app: AppRecord; keyId: string; isTest: boolean; role: KeyRole }
-  /** `sandbox`: signed in with a sandbox identity token; treated like a test key (local provider, free). */
-  | { kind: 'user'; developerId: string; app: AppRecord; address: string; sandbox?: boolean };
+  | { kind: 'api_key'; developerId: string; app: AppRecord; keyId: string; livemode: boolean; role: KeyRole }
+  | { kind: 'user'; developerId: string; app: AppRecord; address: string; livemode: boolean };
 
 /** Test mode: a test key or a sandbox user. Free local models, sandbox payments, play money. */
-export const isTestMode = (principal: Principal): boolean =>
-  principal.kind === 'api_key' ? principal.isTest : principal.sandbox === true;
+export const isTestMode = (principal: Principal): boolean => !principal.livemode;
+
+/**
+ * Where the caller's mode-bearing objects are: its mode, in its own app or in `app` (one of its
+ * developer's apps that a developer operation names). Every store read and write of such objects
+ * is keyed by this, so another mode's object is not found.
+ */
+export const scopeOf = (principal: Principal, app: { appUuid: string } = principal.app): AppScope => ({
+  appUuid: app.appUuid,
+  livemode: principal.livemode,
+});

@@ -11,5 +11,5 @@ export const creditsHandlers: HandlerTable = {
     const app = await services.apps.get(principal.developerId, params.app_uuid);
     return services.payments.fund(principal.developerId, app.appUuid, body, request.origin);
   },
-  'developer.billing': async ({ principal, query, services }) => services.payments.billing(principal.developerId, query),
+  'developer.billing': async ({ principal, query, services }) => services.payments.billing(principal, query),
 };

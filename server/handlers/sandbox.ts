@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
 import { isSandboxIdp, SANDBOX_APP_CLAIM, SANDBOX_ISSUER } from '../auth/identity-tokens.js';
-import { conflict, forbidden } from '../errors.js';
+import { conflict } from '../errors.js';
 import { SIGNING_ALGORITHM } from '../services/signing-keys.js';
 import type { HandlerTable } from './types.js';
 
@@ -13,12 +13,7 @@ export function sandboxWalletOf(appUuid: string): string {
 export const sandboxHandlers: HandlerTable = {
   /** The built-in identity provider (DESIGN §5): tokens for test wallets, signed with the server's key. */
   'sandbox.identity-token': async ({ principal, body, services }) => {
-    if (principal.kind !== 'api_key' || !principal.isTest) {
-      throw forbidden(
-        'Sandbox identity tokens are issued only to test keys (svc_test_…); a live key cannot mint sign-ins.',
-        'test_key_required',
-      );
-    }
+    // Only test keys reach here (the contract's liveKeys: false): a live key cannot mint sign-ins.
     const { app } = principal;
     if (!isSandboxIdp(app.idpAppId)) {
       throw conflict(

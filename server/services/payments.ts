@@ -168,7 +168,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
       }
       if (found.kind === 'subscription') {
         // Two checkouts opened before either was paid: the second would be a second subscription.
-        const current = await store.subscriptions.current(found.appUuid, found.address ?? '');
+        const current = await store.subscriptions.current({ appUuid: found.appUuid, livemode: found.livemode }, found.address ?? '');
         if (current?.status === 'active' && current.currentPeriodEnd > clock.now().toISOString()) {
           throw conflict(`A ${current.tier} (${current.interval}) subscription is already active; this checkout can no longer be paid.`, 'already_subscribed');
         }
@@ -190,8 +190,9 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
       return found;
     },
 
-    async billing(developerId: string, page: Page) {
-      const result = await store.checkout.listForDeveloper(developerId, page);
+    /** The caller's developer's billing history in the caller's mode: a test key sees only play-money lines. */
+    async billing(principal: Principal, page: Page) {
+      const result = await store.checkout.listForDeveloper(principal.developerId, principal.livemode, page);
       const status = { open: 'pending', complete: 'paid', expired: 'canceled' } as const;
       const present = (line: BillingLine): z.input<typeof BillingRecord> => ({
         id: line.id,

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import { scopeOf, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { ApiError, conflict, invalidRequest, notFound } from '../errors.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -15,8 +15,8 @@ export const IDENTIFIER_FORMATS: Record<TextChannel, { pattern: RegExp; descript
 };
 
 /**
- * Who holds a registration within an app: `app` for the app itself (all of its API keys are the
- * same caller), `user:<address>` for an end user signed in with an identity token.
+ * Who holds a registration within an app and mode: `app` for the app itself (all of its API keys
+ * of that mode are the same caller), `user:<address>` for an end user signed in with an identity token.
  */
 export function ownerOf(principal: Principal): string {
   return principal.kind === 'api_key' ? 'app' : `user:${principal.address}`;
@@ -32,13 +32,14 @@ const present = (record: TextRegistrationRecord, registered: boolean) => ({
 /**
  * Text channel registrations (`text register|lookup|status|unregister`).
  *
- * - Within an app an identifier belongs to one caller: registering one that another caller of the
- *   app holds is a 409. Apps are apart: two apps may each hold the same identifier.
+ * - Within an app and mode an identifier belongs to one caller: registering one that another caller
+ *   of the app holds is a 409. Apps are apart, and so are modes: test and live registrations of one
+ *   identifier are two objects, and neither mode sees, changes or removes the other's.
  * - A caller has at most one identifier per channel: registering again replaces it.
  * - `preferred_model` must be a chat model this server serves (404/400 naming `preferred_model`);
  *   left out, it is null and the channel uses the server's default chat model.
- * - Lookup sees only the caller's app: an identifier held by the app or one of its users answers
- *   with its registration; nothing of another app's registrations is ever seen.
+ * - Lookup sees only the caller's app and mode: an identifier held by the app or one of its users
+ *   answers with its registration; nothing of another app's or mode's registrations is ever seen.
  */
 export function createTextService(deps: { store: Store; clock: Clock; registry: ProviderRegistry }) {
   function checkIdentifier(channel: TextChannel, identifier: string): string {
@@ -60,7 +61,7 @@ export function createTextService(deps: { store: Store; clock: Clock; registry: 
 
   return {
     async lookup(principal: Principal, channel: TextChannel, identifier: string) {
-      const record = await deps.store.text.byIdentifier(channel, principal.app.appUuid, checkIdentifier(channel, identifier));
+      const record = await deps.store.text.byIdentifier(channel, scopeOf(principal), checkIdentifier(channel, identifier));
       if (!record) {
         throw notFound(`No one in this app has registered ${identifier} on ${channel}.`, 'not_found', 'identifier');
       }
@@ -71,7 +72,7 @@ export function createTextService(deps: { store: Store; clock: Clock; registry: 
       const identifier = checkIdentifier(channel, body.identifier);
       if (body.preferred_model !== undefined) checkModel(body.preferred_model);
       const result = await deps.store.text.register(
-        { channel, identifier, appUuid: principal.app.appUuid, owner: ownerOf(principal), preferredModel: body.preferred_model ?? null },
+        { channel, identifier, ...scopeOf(principal), owner: ownerOf(principal), preferredModel: body.preferred_model ?? null },
         deps.clock.now().toISOString(),
       );
       if (result === 'taken') throw conflict(`${identifier} is already registered on ${channel} by another caller of this app.`, 'identifier_taken');
@@ -79,13 +80,13 @@ export function createTextService(deps: { store: Store; clock: Clock; registry: 
     },
 
     async status(principal: Principal, channel: TextChannel) {
-      const record = await deps.store.text.byOwner(channel, principal.app.appUuid, ownerOf(principal));
+      const record = await deps.store.text.byOwner(channel, scopeOf(principal), ownerOf(principal));
       return record ? present(record, true) : { channel, identifier: null, preferred_model: null, registered: false };
     },
 
     /** Answers the registration it removed, with `registered: false`. */
     async unregister(principal: Principal, channel: TextChannel) {
-      const record = await deps.store.text.unregister(channel, principal.app.appUuid, ownerOf(principal));
+      const record = await deps.store.text.unregister(channel, scopeOf(principal), ownerOf(principal));
       if (!record) throw notFound(`You have no registration on ${channel}.`);
       return present(record, false);
     },

@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.js';
 import { insufficientCredits, notFound } from '../errors.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
-import { InsufficientFundsError, type AppUserRecord, type Page, type Store } from '../store/types.js';
+import { InsufficientFundsError, type AppScope, type AppUserRecord, type Page, type Store } from '../store/types.js';
 
+/** An app's users in one mode (the caller's): live keys manage live users, test mode sees only sandbox users. */
 export function createUsersService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   const now = () => clock.now().toISOString();
@@ -22,25 +23,23 @@ export function createUsersService(deps: { store: Store; clock: Clock }) {
   }
 
   return {
-    list(appUuid: string, page: Page) {
-      return store.users.list(appUuid, page);
+    list(scope: AppScope, page: Page) {
+      return store.users.list(scope, page);
     },
 
-    async get(appUuid: string, address: string): Promise<AppUserRecord> {
-      const user = await store.users.get(appUuid, address);
-      if (!user) throw notFound(`No user ${address} in app ${appUuid}.`, 'user_not_found');
+    async get(scope: AppScope, address: string): Promise<AppUserRecord> {
+      const user = await store.users.get(scope, address);
+      if (!user) throw notFound(`No ${scope.livemode ? 'live' : 'test'} user ${address} in app ${scope.appUuid}.`, 'user_not_found');
       return user;
     },
 
     /** Moves credits from the app's balance to the user; an unknown address becomes a user. */
-    topUp(appUuid: string, address: string, credits: number) {
-      return funded(() => store.users.topUp(appUuid, address, creditsToMicro(credits), now()));
+    topUp(scope: AppScope, address: string, credits: number) {
+      return funded(() => store.users.topUp(scope, address, creditsToMicro(credits), now()));
     },
 
-    setCreditLimit(appUuid: string, address: string, credits: number | null) {
-      return funded(() =>
-        store.users.setCreditLimit(appUuid, address, credits === null ? null : creditsToMicro(credits), now()),
-      );
+    setCreditLimit(scope: AppScope, address: string, credits: number | null) {
+      return funded(() => store.users.setCreditLimit(scope, address, credits === null ? null : creditsToMicro(credits), now()));
     },
   };
 }

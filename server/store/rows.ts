@@ -23,6 +23,8 @@ import type {
 /** A flag column as SQLite (0/1) or PostgreSQL (boolean) returns it. */
 export type Flag = number | boolean;
 export const isSet = (flag: Flag) => flag === true || flag === 1;
+/** A boolean as SQLite stores it (better-sqlite3 binds no booleans). */
+export const flag = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
 export const APP_COLUMNS = `a.app_uuid, a.developer_id, a.name, a.app_type, a.default_user_credits_micro,
   a.allowed_origins, a.idp_app_id, a.idp_verification_key, a.idp_updated_at, a.rate_limit_rpm, a.rate_limit_tpm, a.user_claims, a.created_at, a.updated_at,
@@ -95,12 +97,13 @@ export function toKey(row: KeyRow): ApiKeyRecord {
   };
 }
 
-export const USER_COLUMNS = `u.app_uuid, u.address, u.credit_limit_micro, u.spent_micro, u.created_at,
+export const USER_COLUMNS = `u.app_uuid, u.livemode, u.address, u.credit_limit_micro, u.spent_micro, u.created_at,
   acc.balance_micro, acc.id AS account_id`;
 export const USER_FROM = 'app_users u JOIN accounts acc ON acc.id = u.account_id';
 
 export interface UserRow {
   app_uuid: string;
+  livemode: Flag;
   address: string;
   credit_limit_micro: number | null;
   spent_micro: number;
@@ -113,6 +116,7 @@ export function toUser(row: UserRow, heldMicro: number): AppUserRecord {
   return {
     appUuid: row.app_uuid,
     address: row.address,
+    livemode: isSet(row.livemode),
     balanceMicro: row.balance_micro,
     heldMicro,
     creditLimitMicro: row.credit_limit_micro,
@@ -205,6 +209,7 @@ export interface ResponseRow {
   id: string;
   app_uuid: string;
   address: string | null;
+  livemode: Flag;
   status: string;
   body: string;
   input: string | null;
@@ -217,6 +222,7 @@ export const toResponse = (row: ResponseRow): StoredResponse => ({
   id: row.id,
   appUuid: row.app_uuid,
   address: row.address,
+  livemode: isSet(row.livemode),
   status: row.status,
   body: JSON.parse(row.body) as Record<string, unknown>,
   input: row.input ? (JSON.parse(row.input) as Record<string, unknown>[]) : [],
@@ -229,6 +235,7 @@ export interface TextRow {
   channel: TextChannel;
   identifier: string;
   app_uuid: string;
+  livemode: Flag;
   owner: string;
   preferred_model: string | null;
   created_at: string;
@@ -239,6 +246,7 @@ export const toRegistration = (row: TextRow): TextRegistrationRecord => ({
   channel: row.channel,
   identifier: row.identifier,
   appUuid: row.app_uuid,
+  livemode: isSet(row.livemode),
   owner: row.owner,
   preferredModel: row.preferred_model,
   createdAt: row.created_at,
@@ -270,6 +278,7 @@ export const registrationRow = (
   channel: registration.channel,
   identifier: registration.identifier,
   app_uuid: registration.appUuid,
+  livemode: registration.livemode,
   owner: registration.owner,
   preferred_model: registration.preferredModel,
   created_at: previous?.identifier === registration.identifier ? previous.created_at : at,

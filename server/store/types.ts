@@ -18,6 +18,18 @@ export interface PageOf<T> {
 
 export type AppType = 'standard' | 'pooled_api';
 
+/**
+ * Where a mode-bearing object lives: its app, and live or test mode (Stripe's livemode). Every
+ * object a key or a user can reach (responses, text registrations, app users, billing lines,
+ * subscriptions) is stored with its mode and read and written with the caller's as part of its
+ * key, so test mode never sees a live object, nor live mode a test one: to the other mode it does
+ * not exist.
+ */
+export interface AppScope {
+  appUuid: string;
+  livemode: boolean;
+}
+
 export interface DeveloperRecord {
   id: string;
   name: string;
@@ -56,9 +68,11 @@ export interface ApiKeyRecord {
   lastUsedAt: string | null;
 }
 
+/** A user of an app in one mode: a sandbox user and a live user of the same address are two users. */
 export interface AppUserRecord {
   appUuid: string;
   address: string;
+  livemode: boolean;
   balanceMicro: number;
   heldMicro: number;
   creditLimitMicro: number | null;
@@ -194,11 +208,14 @@ export interface UsageFilter {
   end: string;
 }
 
-/** A response of the Responses API, as stored for `GET /responses/{id}`. */
-export interface StoredResponse {
-  id: string;
-  appUuid: string;
+/** Who a response belongs to: the caller (its app, its user or null for the app's keys) in its mode. */
+export interface ResponseOwner extends AppScope {
   address: string | null;
+}
+
+/** A response of the Responses API, as stored for `GET /responses/{id}`. */
+export interface StoredResponse extends ResponseOwner {
+  id: string;
   status: string;
   body: Record<string, unknown>;
   /** The input items it answered, previous turns included. */
@@ -221,13 +238,13 @@ export interface SigningKeyRecord {
 export type TextChannel = 'sms' | 'messenger';
 
 /**
- * An identifier registered on a text channel. `owner` is the caller within the app: `app` for
- * the app itself (any of its API keys), `user:<address>` for an end user of the app.
+ * An identifier registered on a text channel. `owner` is the caller within the app and mode: `app`
+ * for the app itself (any of its API keys of that mode), `user:<address>` for an end user of the
+ * app. Test and live registrations of one identifier are two objects.
  */
-export interface TextRegistrationRecord {
+export interface TextRegistrationRecord extends AppScope {
   channel: TextChannel;
   identifier: string;
-  appUuid: string;
   owner: string;
   preferredModel: string | null;
   createdAt: string;
@@ -364,19 +381,20 @@ export interface Store {
     /** Records use; writes only when the last recorded use is older than `staleBefore`. */
     touch(keyId: string, at: string, staleBefore: string): Promise<void>;
   };
+  /** Users of an app, each in one mode: a scope's reads and writes never reach the other mode's users. */
   readonly users: {
-    list(appUuid: string, page: Page): Promise<PageOf<AppUserRecord>>;
-    get(appUuid: string, address: string): Promise<AppUserRecord | null>;
+    list(scope: AppScope, page: Page): Promise<PageOf<AppUserRecord>>;
+    get(scope: AppScope, address: string): Promise<AppUserRecord | null>;
     /**
-     * Returns the user, creating it when unknown. A new user of a standard app receives the
+     * Returns the user, creating it when unknown. A new live user of a standard app receives the
      * app's default credits, moved from the app's balance; of a pooled app, that amount as its
-     * credit limit. Throws InsufficientFundsError when the app cannot cover the grant. A sandbox
-     * user (`test`) gets that amount as play money in its test balance instead: no live money moves.
+     * credit limit. Throws InsufficientFundsError when the app cannot cover the grant. A new test
+     * user (a sandbox user) gets that amount as play money instead: no live money moves.
      */
-    ensure(appUuid: string, address: string, at: string, options?: { test?: boolean }): Promise<AppUserRecord>;
-    /** Moves credits from the app's balance to the user's (creating the user when unknown). */
-    topUp(appUuid: string, address: string, amountMicro: number, at: string): Promise<AppUserRecord>;
-    setCreditLimit(appUuid: string, address: string, limitMicro: number | null, at: string): Promise<AppUserRecord>;
+    ensure(scope: AppScope, address: string, at: string): Promise<AppUserRecord>;
+    /** Moves credits from the app's balance of the scope's mode to the user's (creating the user when unknown). */
+    topUp(scope: AppScope, address: string, amountMicro: number, at: string): Promise<AppUserRecord>;
+    setCreditLimit(scope: AppScope, address: string, limitMicro: number | null, at: string): Promise<AppUserRecord>;
   };
   readonly metering: {
     /**
@@ -406,12 +424,12 @@ export interface Store {
   };
   readonly responses: {
     put(response: StoredResponse): Promise<void>;
-    /** The caller's response (same app and user), unless it has expired. */
-    get(appUuid: string, address: string | null, id: string, now: string): Promise<StoredResponse | null>;
+    /** The caller's response (same app, user and mode), unless it has expired. */
+    get(owner: ResponseOwner, id: string, now: string): Promise<StoredResponse | null>;
     /** Moves a response on, but only from one of `from` (so a cancel and a finish cannot both win). */
     transition(id: string, from: string[], status: string, body: Record<string, unknown>, upstreamId?: string | null): Promise<boolean>;
     /** An item (of the output or the input) of one of the caller's kept responses, by its id; newest first. */
-    findItem(appUuid: string, address: string | null, itemId: string, now: string): Promise<Record<string, unknown> | null>;
+    findItem(owner: ResponseOwner, itemId: string, now: string): Promise<Record<string, unknown> | null>;
     /** Marks responses left queued or running by a previous process as failed; returns how many. */
     failInterrupted(body: (previous: Record<string, unknown>) => Record<string, unknown>): Promise<number>;
     deleteExpired(now: string): Promise<number>;
@@ -422,21 +440,21 @@ export interface Store {
     create(key: SigningKeyRecord): Promise<void>;
   };
   readonly text: {
-    /** Whoever in this app holds the identifier on the channel, or null. */
-    byIdentifier(channel: TextChannel, appUuid: string, identifier: string): Promise<TextRegistrationRecord | null>;
+    /** Whoever in this app and mode holds the identifier on the channel, or null. */
+    byIdentifier(channel: TextChannel, scope: AppScope, identifier: string): Promise<TextRegistrationRecord | null>;
     /** The caller's registration on the channel, or null. */
-    byOwner(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
+    byOwner(channel: TextChannel, scope: AppScope, owner: string): Promise<TextRegistrationRecord | null>;
     /**
      * Registers the identifier for the caller, replacing the caller's previous registration on
-     * the channel; 'taken' when another caller holds it. A deleted app's registrations free
-     * their identifiers.
+     * the channel; 'taken' when another caller of the same app and mode holds it. A deleted app's
+     * registrations free their identifiers.
      */
     register(
       registration: Omit<TextRegistrationRecord, 'createdAt' | 'updatedAt'>,
       at: string,
     ): Promise<TextRegistrationRecord | 'taken'>;
     /** Removes the caller's registration on the channel; returns it, or null when there was none. */
-    unregister(channel: TextChannel, appUuid: string, owner: string): Promise<TextRegistrationRecord | null>;
+    unregister(channel: TextChannel, scope: AppScope, owner: string): Promise<TextRegistrationRecord | null>;
   };
   /**
    * Work that must run on one instance at a time. `leads(task)` says whether this instance runs a
@@ -480,8 +498,8 @@ export interface Store {
      */
     complete(id: string, at: string): Promise<'completed' | 'already' | 'not_open' | 'unknown'>;
     expire(id: string): Promise<boolean>;
-    /** The developer's checkout sessions and subscription invoices, newest first. */
-    listForDeveloper(developerId: string, page: Page): Promise<PageOf<BillingLine>>;
+    /** The developer's checkout sessions and subscription invoices of one mode, newest first. */
+    listForDeveloper(developerId: string, livemode: boolean, page: Page): Promise<PageOf<BillingLine>>;
     /**
      * Records a paid upgrade's charge in the billing history and grants the credits it paid for
      * (`invoice.creditsMicro`, kind UPGRADE_GRANT, keyed by the invoice) in one transaction: no
@@ -502,13 +520,13 @@ export interface Store {
     get(id: string): Promise<SubscriptionRecord | null>;
     /** The active subscriptions of an app and of its users. */
     activeForApp(appUuid: string): Promise<SubscriptionRecord[]>;
-    /** The subject's active subscription, else its latest one, else null. */
-    current(appUuid: string, address: string): Promise<SubscriptionRecord | null>;
+    /** The subject's active subscription in the scope's mode, else its latest one there, else null. */
+    current(scope: AppScope, address: string): Promise<SubscriptionRecord | null>;
     /**
      * Applies a processor state: creates the subscription, or updates it when `record.stateVersion`
      * is not older than what was applied. A canceled subscription stays canceled. Returns the
      * stored record and whether this state was applied; 'conflict' when the subject already has
-     * another active subscription.
+     * another active subscription in the same mode.
      */
     apply(record: SubscriptionRecord): Promise<{ record: SubscriptionRecord; applied: boolean } | 'conflict'>;
     /** Sets or clears the downgrade planned for the period end (our own, not a processor state). */

@@ -18,6 +18,8 @@ export interface OperationManifest {
   roles: KeyRole[];
   /** False when test keys are refused it beyond what the roles say. */
   testKeys: boolean;
+  /** False when live keys are refused it (test mode only). */
+  liveKeys: boolean;
   stream: boolean;
   rawBody: boolean;
   hasBody: boolean;
@@ -38,6 +40,7 @@ export function manifestOf(op: AnyOperation): OperationManifest {
     auth: [...op.auth],
     roles: [...(op.roles ?? [])],
     testKeys: op.testKeys ?? true,
+    liveKeys: op.liveKeys ?? true,
     stream: op.stream === 'optional',
     rawBody: op.rawBody ?? false,
     hasBody: op.body !== undefined,

@@ -1,5 +1,5 @@
 import { fieldsOf, toJsonSchema, type JsonSchema } from './json-schema.js';
-import { describeRoles, type AnyOperation } from './operation.js';
+import { describeAccess, describeRoles, type AnyOperation } from './operation.js';
 import { operations } from './operations/index.js';
 import { ApiErrorBody } from './schemas/common.js';
 import { GROUP_DESCRIPTIONS } from './groups.js';
@@ -44,7 +44,7 @@ function operationObject(op: AnyOperation) {
         : {}),
     },
   };
-  const access = op.roles?.length ? `Needs ${describeRoles(op.roles)}${op.testKeys === false ? ' (live keys only)' : ''}.` : null;
+  const access = describeAccess(op.roles ?? [], { testKeys: op.testKeys ?? true, liveKeys: op.liveKeys ?? true });
   const description = [op.description, access].filter(Boolean).join('\n\n');
   return {
     operationId: op.id,
@@ -52,7 +52,7 @@ function operationObject(op: AnyOperation) {
     ...(description ? { description } : {}),
     tags: [op.cli[0] as string],
     'x-svc-cli': `svc api ${op.cli.join(' ')}`,
-    ...(op.roles ? { 'x-svc-roles': [...op.roles], 'x-svc-test-keys': op.testKeys ?? true } : {}),
+    ...(op.roles ? { 'x-svc-roles': [...op.roles], 'x-svc-test-keys': op.testKeys ?? true, 'x-svc-live-keys': op.liveKeys ?? true } : {}),
     security: securityOf(op),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body

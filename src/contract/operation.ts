@@ -32,6 +32,16 @@ export function describeRoles(roles: readonly KeyRole[]): string {
   return `${first === 'read_only' ? 'a' : 'an'} ${roles.join(' or ')} key`;
 }
 
+/**
+ * "Needs an inference or admin key (live keys only)." — what the docs and the tools schema say of
+ * who may call an operation; null when no API key can.
+ */
+export function describeAccess(roles: readonly KeyRole[], modes: { testKeys: boolean; liveKeys: boolean }): string | null {
+  if (roles.length === 0) return null;
+  const only = !modes.testKeys ? ' (live keys only)' : !modes.liveKeys ? ' (test keys only)' : '';
+  return `Needs ${describeRoles(roles)}${only}.`;
+}
+
 /** Shape of an object schema whose fields we can enumerate (params, query, body). */
 export type FieldsSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -75,6 +85,11 @@ export interface OperationDefinition<
    * already forbids: a `svc_test_` key is refused them (Stripe's rule: test keys never touch live).
    */
   readonly testKeys?: boolean;
+  /**
+   * False for operations of test mode only (the sandbox identity provider): a `svc_live_` key is
+   * refused them. Mode-bearing objects need no flag: the store finds them only in the caller's mode.
+   */
+  readonly liveKeys?: boolean;
   /** Inference that is metered: every request leaves a usage row, refused ones included. */
   readonly metered?: boolean;
   /**

@@ -1,6 +1,6 @@
 import type { Field, JsonSchema } from './json-schema.js';
 import type { OperationManifest } from './manifest.js';
-import { describeRoles } from './operation.js';
+import { describeAccess } from './operation.js';
 
 /**
  * The contract as function tools (OpenAI `tools` format): one tool per operation, its parameters
@@ -76,12 +76,6 @@ function parametersOf(op: OperationManifest): JsonSchema {
   };
 }
 
-/** Which keys may call it, so an agent knows before it tries. */
-function accessOf(op: OperationManifest): string | null {
-  if (op.roles.length === 0) return null;
-  return `Needs ${describeRoles(op.roles)}${op.testKeys ? '' : ' (live keys only)'}.`;
-}
-
 function describe(op: OperationManifest): string {
   const words = ['svc api', ...op.cli, ...op.params.map((p) => `<${p.name.replaceAll('_', '-')}>`)].join(' ');
   const http = `${op.method} ${op.absolutePath ? '' : '/api/v1'}${op.path}`;
@@ -89,7 +83,8 @@ function describe(op: OperationManifest): string {
     op.summary.replace(/\.?$/, '.'),
     op.description,
     op.method === 'GET' ? 'Read-only.' : null,
-    accessOf(op),
+    // Which keys may call it, so an agent knows before it tries.
+    describeAccess(op.roles, op),
     `(${http}; \`${words}\`)`,
   ]
     .filter(Boolean)

@@ -22,6 +22,7 @@ function fakeOp(id: string, cli: string[], extra: Partial<OperationManifest> = {
     auth: ['api_key'],
     roles: ['inference', 'admin'],
     testKeys: true,
+    liveKeys: true,
     stream: false,
     rawBody: false,
     hasBody: false,

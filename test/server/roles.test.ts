@@ -40,13 +40,13 @@ function pathFor(op: OperationManifest, appUuid: string): string {
 const newKey = async (t: TestServer, role: KeyRole, isTest = false, appUuid = t.appUuid) =>
   (await t.server.services.apiKeys.create(appUuid, { name: `${role}${isTest ? ' test' : ''}`, role, is_test: isTest })).secret;
 
-const ROLE_CODES = ['insufficient_role', 'test_key_forbidden'];
+const ROLE_CODES = ['insufficient_role', 'test_key_forbidden', 'test_key_required'];
 
 describe('each role × each operation', () => {
   const t = useTestServer();
 
   for (const op of keyed) {
-    it(`${op.id}: allowed to ${op.roles.join(', ')}${op.testKeys ? '' : ' (live only)'}; refused to the others with a 403 that names the role`, async () => {
+    it(`${op.id}: allowed to ${op.roles.join(', ')}${op.testKeys ? '' : ' (live only)'}${op.liveKeys ? '' : ' (test only)'}; refused to the others with a 403 that names the role`, async () => {
       // Destructive operations run last, with the admin key.
       const callers: { role: KeyRole; isTest: boolean }[] = [
         ...KEY_ROLES.filter((role) => role !== 'admin').flatMap((role) => [
@@ -61,7 +61,7 @@ describe('each role × each operation', () => {
         const who = `${caller.role}${caller.isTest ? ' test' : ''} key on ${op.id}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`;
         // 503 is an answer too: a feature this server has not configured (the points program).
         if (response.status !== 503) expect(response.status, who).toBeLessThan(500);
-        const allowed = op.roles.includes(caller.role) && (op.testKeys || !caller.isTest);
+        const allowed = op.roles.includes(caller.role) && (caller.isTest ? op.testKeys : op.liveKeys);
         if (allowed) {
           expect(ROLE_CODES, who).not.toContain(response.body?.error?.code);
         } else {

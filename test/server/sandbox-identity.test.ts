@@ -90,10 +90,13 @@ describe('sandbox identity tokens', () => {
     const balance = await balanceWith(t, token);
     expectStatus(balance, 200);
     expect(balance.body).toEqual({ credits: 5, held_credits: 0, livemode: false });
-    const user = await t.call('GET', appPath(app.appUuid, 'users', sandboxWalletOf(app.appUuid)));
+    // A test-mode user, with its default credits in play money: only test keys see it.
+    const userPath = appPath(app.appUuid, 'users', sandboxWalletOf(app.appUuid));
+    expectApiError(await t.call('GET', userPath), 404, { code: 'user_not_found' });
+    const reader = (await t.server.services.apiKeys.create(app.appUuid, { name: 'reader', role: 'read_only', is_test: true })).secret;
+    const user = await t.call('GET', userPath, { key: reader });
     expectStatus(user, 200);
-    // Its default credits are play money, in its test balance: the live account is untouched.
-    expect(user.body).toMatchObject({ address: sandboxWalletOf(app.appUuid), credits: 0 });
+    expect(user.body).toMatchObject({ address: sandboxWalletOf(app.appUuid), credits: 5 });
   });
 
   it('a sandbox_ id needs no verification key: the server’s own key is kept as the app’s', async () => {

@@ -47,7 +47,7 @@ async function subscribe(tier = 'starter') {
   const session = await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier, interval: 'month' } });
   expectStatus(session, 201);
   expect(await deliver(stripe.pay(session.body.id))).toEqual([200, 200, 200]);
-  const sub = await t.server.store.subscriptions.current(t.appUuid, '');
+  const sub = await t.server.store.subscriptions.current({ appUuid: t.appUuid, livemode: true }, '');
   if (!sub) throw new Error('expected a subscription');
   return sub;
 }
@@ -184,7 +184,7 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
 
   it('deleting the app cancels its subscription at Stripe first', async () => {
     const sub = await subscribe('pro');
-    const deleted = await t.call('DELETE', `${API}/developer/apps/${t.appUuid}`);
+    const deleted = await t.call('DELETE', `${API}/developer/apps/${t.appUuid}`, { body: { force: true } });
     expectStatus(deleted, 200);
     expect(lastRequest(`/v1/subscriptions/${sub.id}`)).toMatchObject({ method: 'DELETE' });
     expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ status: 'canceled' });
@@ -193,7 +193,7 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
   it('an app whose subscription Stripe will not cancel stays, so the deletion can be retried', async () => {
     await subscribe('pro');
     stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'No such subscription.');
-    expectApiError(await t.call('DELETE', `${API}/developer/apps/${t.appUuid}`), 502, { type: 'payment_processor_error' });
+    expectApiError(await t.call('DELETE', `${API}/developer/apps/${t.appUuid}`, { body: { force: true } }), 502, { type: 'payment_processor_error' });
     expectStatus(await t.call('GET', `${API}/developer/apps/${t.appUuid}`), 200);
   });
 

@@ -91,7 +91,7 @@ async function observe(subscriber: { key: string; appUuid: string }) {
     (line: { kind: string; description: string; amount_usd: number; credits: number; status: string }) =>
       `${line.kind} ${line.description} $${line.amount_usd} ${line.credits} ${line.status}`,
   );
-  const record = await t.server.store.subscriptions.current(subscriber.appUuid, '');
+  const record = await t.server.store.subscriptions.current({ appUuid: subscriber.appUuid, livemode: true }, '');
   return { status, balance, billing: billing.sort(), record: { ...record, id: undefined, appUuid: undefined, developerId: undefined, customerId: undefined, createdAt: undefined, updatedAt: undefined } };
 }
 

@@ -63,7 +63,7 @@ describe('a subscription through the sandbox processor', () => {
     expect(await s.balance()).toBe(4000);
     await advance(31 * DAY);
     // No request came in: the clock ended the period and the processor reported the new one.
-    const sub = await t.server.store.subscriptions.current(s.appUuid, '');
+    const sub = await t.server.store.subscriptions.current({ appUuid: s.appUuid, livemode: true }, '');
     expect(sub).toMatchObject({ currentPeriodStart: '2026-04-01T12:00:00.000Z', currentPeriodEnd: '2026-05-01T12:00:00.000Z' });
     expect(await s.balance()).toBe(8000);
     expect((await s.billing()).map((line) => line.description)).toEqual(['pro (month) plan, renewal', 'svc pro (month) plan']);
@@ -175,7 +175,7 @@ describe('cancel and renew', () => {
     await advance(31 * DAY);
     expect(await s.status()).toMatchObject({ status: 'canceled', tier: 'starter', cancel_at_period_end: false });
     expect(await s.balance()).toBe(1000);
-    expect((await t.server.store.subscriptions.current(s.appUuid, ''))?.status).toBe('canceled');
+    expect((await t.server.store.subscriptions.current({ appUuid: s.appUuid, livemode: true }, ''))?.status).toBe('canceled');
     expectApiError(await s.call('POST', '/cancel'), 409, { code: 'no_active_subscription' });
 
     const renewed = await s.call('POST', '/renew');
@@ -260,7 +260,7 @@ describe('deleting an app', () => {
     await fetch(`${userCheckout.body.url}/pay`, { method: 'POST', redirect: 'manual' });
     expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toHaveLength(2);
 
-    expectStatus(await t.call('DELETE', `${API}/developer/apps/${s.appUuid}`, { key: s.key }), 200);
+    expectStatus(await t.call('DELETE', `${API}/developer/apps/${s.appUuid}`, { key: s.key, body: { force: true } }), 200);
     expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toEqual([]);
     await advance(62 * DAY);
     expect(await t.server.store.subscriptions.activeForApp(s.appUuid)).toEqual([]);

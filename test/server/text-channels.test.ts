@@ -115,9 +115,10 @@ describe('text register', () => {
     expectApiError(await t.call('GET', lookupPath('sms', PHONE), { key: b.key }), 404);
   });
 
-  it('treats all keys of an app as one caller', async () => {
+  it('treats all keys of an app in one mode as one caller', async () => {
+    const otherLiveKey = (await t.server.services.apiKeys.create(t.appUuid, { name: 'second', is_test: false })).secret;
     expectStatus(await register(t, 'sms', { identifier: PHONE }), 200);
-    expectStatus(await register(t, 'sms', { identifier: PHONE, preferred_model: 'local/echo' }, t.testKey), 200);
+    expectStatus(await register(t, 'sms', { identifier: PHONE, preferred_model: 'local/echo' }, otherLiveKey), 200);
     expect((await t.call('GET', text('sms', 'status'))).body.preferred_model).toBe('local/echo');
   });
 
@@ -133,7 +134,8 @@ describe('text lookup', () => {
 
   it('answers the registration held in the caller’s app', async () => {
     expectStatus(await register(t, 'sms', { identifier: PHONE, preferred_model: 'local/echo' }), 200);
-    const response = await t.call('GET', lookupPath('sms', PHONE), { key: t.testKey });
+    const inferenceKey = (await t.server.services.apiKeys.create(t.appUuid, { name: 'backend', is_test: false })).secret;
+    const response = await t.call('GET', lookupPath('sms', PHONE), { key: inferenceKey });
     expectStatus(response, 200);
     expect(response.body).toEqual({ channel: 'sms', identifier: PHONE, preferred_model: 'local/echo', registered: true });
   });
@@ -196,7 +198,7 @@ describe('text registrations of app users (service level)', () => {
   async function userOf(address: string): Promise<Principal> {
     const app = await t.server.store.apps.get(ownerId(t), t.appUuid);
     if (!app) throw new Error('no app');
-    return { kind: 'user', developerId: ownerId(t), app, address: address.toLowerCase() };
+    return { kind: 'user', developerId: ownerId(t), app, address: address.toLowerCase(), livemode: true };
   }
 
   it('makes each user of an app a caller of its own, distinct from the app', async () => {

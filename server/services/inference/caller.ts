@@ -19,17 +19,17 @@ export function callerOf(principal: Principal): Caller {
   if (principal.kind === 'api_key') {
     return {
       // Test mode never touches live money: its balance is the test one.
-      payer: { kind: 'app', appUuid: principal.app.appUuid, test: principal.isTest },
+      payer: { kind: 'app', appUuid: principal.app.appUuid, test: !principal.livemode },
       appUuid: principal.app.appUuid,
       keyId: principal.keyId,
       address: null,
-      isTest: principal.isTest,
+      isTest: !principal.livemode,
       app: principal.app,
       rateSubject: rateSubject(principal),
     };
   }
   const pooled = principal.app.appType === 'pooled_api';
-  const test = principal.sandbox === true;
+  const test = !principal.livemode;
   return {
     payer: pooled
       ? { kind: 'app', appUuid: principal.app.appUuid, test }

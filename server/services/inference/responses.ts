@@ -5,6 +5,7 @@ import { SseReply, type SseEvent } from '../../http/sse.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
+import type { ResponseOwner, StoredResponse } from '../../store/types.js';
 import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
@@ -67,7 +68,8 @@ export const interrupted = (code: string, message: string) => (body: Json) => ({
 export function createResponsesService(deps: MeterOptions & { registry: ProviderRegistry }) {
   const { store, clock } = deps;
   const background = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  const owner = (caller: Caller) => ({ appUuid: caller.appUuid, address: caller.address });
+  // Whose responses the caller reaches: its own, in its mode (a test key never sees a live response, nor the reverse).
+  const owner = (caller: Caller): ResponseOwner => ({ appUuid: caller.appUuid, address: caller.address, livemode: !caller.isTest });
 
   async function save(caller: Caller, body: Json, p: Prepared, upstreamId: string | null = null) {
     const now = clock.now();
@@ -83,6 +85,13 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     });
   }
 
+  /** The caller's kept response; a 404 alike for another caller's, another mode's and an expired one. */
+  async function kept(caller: Caller, id: string): Promise<StoredResponse> {
+    const stored = await store.responses.get(owner(caller), id, clock.now().toISOString());
+    if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+    return stored;
+  }
+
   /** Input items as a list; `item_reference`s replaced by the items they name (of the caller's kept responses). */
   async function inputItems(caller: Caller, request: ResponseRequest): Promise<Json[]> {
     const input = request.input ?? [];
@@ -91,7 +100,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     return Promise.all(
       items.map(async (item, i) => {
         if (item.type !== 'item_reference') return item;
-        const found = typeof item.id === 'string' ? await store.responses.findItem(caller.appUuid, caller.address, item.id, now) : null;
+        const found = typeof item.id === 'string' ? await store.responses.findItem(owner(caller), item.id, now) : null;
         if (!found) throw invalidRequest(`No item '${String(item.id)}' in your responses of the last 24 hours.`, `input[${i}].id`, 'item_not_found');
         return found;
       }),
@@ -107,7 +116,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     const items = request.messages ? [] : await inputItems(caller, request);
     const resolved = { ...request, ...(request.messages ? {} : { input: items }) };
     if (!request.previous_response_id) return { request: resolved, history: [] as Json[], items };
-    const previous = await store.responses.get(caller.appUuid, caller.address, request.previous_response_id, clock.now().toISOString());
+    const previous = await store.responses.get(owner(caller), request.previous_response_id, clock.now().toISOString());
     if (!previous) {
       throw notFound(`No response ${request.previous_response_id} to continue (responses are kept for 24 hours).`, 'response_not_found', 'previous_response_id');
     }
@@ -208,7 +217,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     // and this instance, which runs the response, sees it here and stops the upstream call.
     const watch = setInterval(() => {
       void store.responses
-        .get(caller.appUuid, caller.address, p.meta.id, clock.now().toISOString())
+        .get(owner(caller), p.meta.id, clock.now().toISOString())
         .then((stored) => {
           if (stored?.status === 'cancelled') controller.abort();
         })
@@ -268,21 +277,18 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
 
     /** The input items a response answered, previous turns included, as OpenAI lists them. */
     async inputItems(caller: Caller, id: string) {
-      const stored = await store.responses.get(caller.appUuid, caller.address, id, clock.now().toISOString());
-      if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      const stored = await kept(caller, id);
       const data = stored.input.map((item) => ({ ...item, id: String(item.id ?? '') }));
       return { object: 'list' as const, data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: false };
     },
 
     async get(caller: Caller, id: string) {
-      const stored = await store.responses.get(caller.appUuid, caller.address, id, clock.now().toISOString());
-      if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      const stored = await kept(caller, id);
       return stored.body as ResponseJson;
     },
 
     async cancel(caller: Caller, id: string) {
-      const stored = await store.responses.get(caller.appUuid, caller.address, id, clock.now().toISOString());
-      if (!stored) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      const stored = await kept(caller, id);
       if (stored.status === 'cancelled') return stored.body as ResponseJson;
       const cancelled = { ...stored.body, status: 'cancelled' } as ResponseJson;
       if (!(await store.responses.transition(id, ACTIVE, 'cancelled', cancelled))) {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/types.js';
 import type { PlanCatalog } from './plans.js';
-import { runningAt, subscriberKey, type Subscriber } from './state.js';
+import { runningAt, subscriberKey, subscriberScope, type Subscriber } from './state.js';
 
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 100_000;
@@ -18,7 +18,7 @@ export function createRateMultipliers(deps: { store: Store; clock: Clock; plans:
       const now = deps.clock.now();
       const cached = cache.get(subscriberKey(subscriber));
       if (cached && now.getTime() < cached.until) return cached.times;
-      const sub = await deps.store.subscriptions.current(subscriber.appUuid, subscriber.address);
+      const sub = await deps.store.subscriptions.current(subscriberScope(subscriber), subscriber.address);
       const running = sub !== null && runningAt(sub, now);
       const times = running ? deps.plans.find(sub.tier, sub.interval).rateLimitMultiplier : 1;
       const until = Math.min(now.getTime() + TTL_MS, running ? Date.parse(sub.currentPeriodEnd) : Infinity);

@@ -4,7 +4,7 @@ import { creditsToMicro } from '../../store/money.js';
 import type { Store, SubscriptionRecord } from '../../store/types.js';
 import { periodCredits, type Plan, type PlanCatalog } from './plans.js';
 import type { RateMultipliers } from './rate-multipliers.js';
-import { label, payerOf, type Subscriber } from './state.js';
+import { label, payerOf, subscriberScope, type Subscriber } from './state.js';
 
 /**
  * What the payment processor reports about subscriptions — their states and their paid
@@ -33,7 +33,7 @@ export function createSubscriptionReports(deps: {
   /** Grants a paid period's credits, once per subscription and period start. */
   async function grantPeriod(sub: Subscriber & { id: string }, plan: Plan, periodStart: Date) {
     const payer = payerOf(sub);
-    if (payer.kind === 'user') await store.users.ensure(payer.appUuid, payer.address, clock.now().toISOString());
+    if (payer.kind === 'user') await store.users.ensure(subscriberScope(sub), payer.address, clock.now().toISOString());
     await store.credits.grant(payer, {
       amountMicro: creditsToMicro(periodCredits(plan)),
       kind: 'subscription_grant',

@@ -12,7 +12,7 @@ import { createOneAtATime } from './one-at-a-time.js';
 import { prorate } from './periods.js';
 import { periodCredits, planRank, type Plan, type PlanCatalog } from './plans.js';
 import type { SubscriptionReports } from './reports.js';
-import { describe, label, payerOf, present as presentAt, runningAt, subscriberKey, subscriberOf, type Subscriber } from './state.js';
+import { describe, label, payerOf, present as presentAt, runningAt, subscriberKey, subscriberOf, subscriberScope, type Subscriber } from './state.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -40,9 +40,10 @@ export function createSubscriptionsService(deps: {
   const changing = <T>(principal: Principal, work: () => Promise<T>) => oneAtATime(subscriberKey(subscriberOf(principal)), work);
   const changingRecord = <T>(sub: SubscriptionRecord, work: () => Promise<T>) => oneAtATime(subscriberKey(sub), work);
 
+  /** The caller's subscription, in the caller's mode: test mode never sees a live subscription, nor the reverse. */
   const currentOf = (principal: Principal) => {
-    const { appUuid, address } = subscriberOf(principal);
-    return store.subscriptions.current(appUuid, address);
+    const subscriber = subscriberOf(principal);
+    return store.subscriptions.current(subscriberScope(subscriber), subscriber.address);
   };
 
   /** The caller's running subscription, or a 409 saying why there is none to change. */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { SubscriptionStatus } from '../../../src/contract/schemas/account.js';
 import { isTestMode, type Principal } from '../../auth/principal.js';
-import type { BillingInterval, Payer, SubscriptionRecord, Tier } from '../../store/types.js';
+import type { AppScope, BillingInterval, Payer, SubscriptionRecord, Tier } from '../../store/types.js';
 
 /** Who subscribes: the app (an API key's caller, address '') or one of its users. */
 export interface Subscriber {
@@ -17,7 +17,10 @@ export const subscriberOf = (principal: Principal): Subscriber => ({
   livemode: !isTestMode(principal),
 });
 
-export const subscriberKey = (subscriber: Subscriber) => `${subscriber.appUuid}/${subscriber.address}`;
+export const subscriberKey = (subscriber: Subscriber) => `${subscriberScope(subscriber).livemode ? '' : 'test:'}${subscriber.appUuid}/${subscriber.address}`;
+
+/** Where the subscriber's subscriptions are kept: its app, in its mode (live unless it says test). */
+export const subscriberScope = (subscriber: Subscriber): AppScope => ({ appUuid: subscriber.appUuid, livemode: subscriber.livemode !== false });
 
 /** The account a subscription's credits go to. */
 export const payerOf = (subscriber: Subscriber): Payer => {

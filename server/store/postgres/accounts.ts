@@ -2,8 +2,9 @@ import type { Query, Sql } from './database.js';
 import type { Payer } from '../types.js';
 
 /**
- * Which account a payer's money is in: an app's or a user's live account, their test account
- * (opened on first use), or the operator's promotions account. A committed answer never changes,
+ * Which account a payer's money is in: an app's live account or its test account (opened on first
+ * use), a user's account (a user lives in one mode, with an account of that mode), or the
+ * operator's promotions account. A committed answer never changes,
  * so answers read on the pool are cached; answers read inside a transaction are not, since the
  * transaction may yet roll back.
  */
@@ -14,19 +15,12 @@ export function createAccounts(pool: Sql) {
       ? 'promotions'
       : `${payer.test ? 'test:' : ''}${payer.appUuid}${payer.kind === 'user' ? `/${payer.address}` : ''}`;
 
-  /** Opens the payer's test account unless one exists (the row lock makes two openers agree). */
-  async function openTest(q: Query, payer: Exclude<Payer, { kind: 'promotions' }>): Promise<void> {
-    if (payer.kind === 'app') {
-      await q`
-        WITH target AS (SELECT app_uuid FROM apps WHERE app_uuid = ${payer.appUuid} AND test_account_id IS NULL FOR UPDATE),
-             opened AS (INSERT INTO accounts (test) SELECT true FROM target RETURNING id)
-        UPDATE apps SET test_account_id = opened.id FROM opened WHERE apps.app_uuid = ${payer.appUuid}`;
-    } else {
-      await q`
-        WITH target AS (SELECT 1 FROM app_users WHERE app_uuid = ${payer.appUuid} AND address = ${payer.address} AND test_account_id IS NULL FOR UPDATE),
-             opened AS (INSERT INTO accounts (test) SELECT true FROM target RETURNING id)
-        UPDATE app_users SET test_account_id = opened.id FROM opened WHERE app_uuid = ${payer.appUuid} AND address = ${payer.address}`;
-    }
+  /** Opens the app's test account unless one exists (the row lock makes two openers agree). */
+  async function openAppTest(q: Query, appUuid: string): Promise<void> {
+    await q`
+      WITH target AS (SELECT app_uuid FROM apps WHERE app_uuid = ${appUuid} AND test_account_id IS NULL FOR UPDATE),
+           opened AS (INSERT INTO accounts (test) SELECT true FROM target RETURNING id)
+      UPDATE apps SET test_account_id = opened.id FROM opened WHERE apps.app_uuid = ${appUuid}`;
   }
 
   async function lookup(q: Query, payer: Payer): Promise<number> {
@@ -35,17 +29,19 @@ export function createAccounts(pool: Sql) {
       if (!row) throw new Error('no promotions account');
       return row.account_id;
     }
+    if (payer.kind === 'user') {
+      const [user] = await q<{ account_id: number }[]>`
+        SELECT account_id FROM app_users WHERE app_uuid = ${payer.appUuid} AND livemode = ${!payer.test} AND address = ${payer.address}`;
+      if (!user) throw new Error(`no account for ${JSON.stringify(payer)}`);
+      return user.account_id;
+    }
     for (let attempt = 0; attempt < 2; attempt++) {
-      const [row] =
-        payer.kind === 'app'
-          ? await q<{ account_id: number; test_account_id: number | null }[]>`
-              SELECT account_id, test_account_id FROM apps WHERE app_uuid = ${payer.appUuid}`
-          : await q<{ account_id: number; test_account_id: number | null }[]>`
-              SELECT account_id, test_account_id FROM app_users WHERE app_uuid = ${payer.appUuid} AND address = ${payer.address}`;
+      const [row] = await q<{ account_id: number; test_account_id: number | null }[]>`
+        SELECT account_id, test_account_id FROM apps WHERE app_uuid = ${payer.appUuid}`;
       if (!row) throw new Error(`no account for ${JSON.stringify(payer)}`);
       if (!payer.test) return row.account_id;
       if (row.test_account_id !== null) return row.test_account_id;
-      await openTest(q, payer);
+      await openAppTest(q, payer.appUuid);
     }
     throw new Error(`could not open a test account for ${JSON.stringify(payer)}`);
   }

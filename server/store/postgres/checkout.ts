@@ -13,13 +13,16 @@ const payerOf = (row: CheckoutRow): Payer =>
 
 export function createCheckoutRepository(sql: Sql, ledger: Ledger, accounts: Accounts): Store['checkout'] {
   // Billing history: checkout sessions, and what subscriptions charged after their checkout.
-  const billingLines = (developerId: string) => sql`
+  // Billing history of one mode: checkout sessions, and what subscriptions charged after their
+  // checkout (an invoice has its subscription's mode).
+  const billingLines = (developerId: string, livemode: boolean) => sql`
     SELECT id, kind, description, amount_usd_cents AS "amountUsdCents", credits_micro AS "creditsMicro", status,
            created_at AS "createdAt", paid_at AS "paidAt"
-    FROM checkout_sessions WHERE developer_id = ${developerId}
+    FROM checkout_sessions WHERE developer_id = ${developerId} AND livemode = ${livemode}
     UNION ALL
-    SELECT id, 'subscription', description, amount_usd_cents, credits_micro, 'complete', paid_at, paid_at
-    FROM subscription_invoices WHERE developer_id = ${developerId}`;
+    SELECT i.id, 'subscription', i.description, i.amount_usd_cents, i.credits_micro, 'complete', i.paid_at, i.paid_at
+    FROM subscription_invoices i JOIN subscriptions s ON s.id = i.subscription_id
+    WHERE i.developer_id = ${developerId} AND s.livemode = ${livemode}`;
 
   return {
     async create(session) {
@@ -72,11 +75,11 @@ export function createCheckoutRepository(sql: Sql, ledger: Ledger, accounts: Acc
       return result.count === 1;
     },
 
-    async listForDeveloper(developerId, { limit, offset }) {
+    async listForDeveloper(developerId, livemode, { limit, offset }) {
       const items = await sql<BillingLine[]>`
-        SELECT * FROM (${billingLines(developerId)}) AS lines
+        SELECT * FROM (${billingLines(developerId, livemode)}) AS lines
         ORDER BY "createdAt" DESC, id COLLATE "C" DESC LIMIT ${limit} OFFSET ${offset}`;
-      const [count] = await sql<{ n: number }[]>`SELECT COUNT(*) AS n FROM (${billingLines(developerId)}) AS lines`;
+      const [count] = await sql<{ n: number }[]>`SELECT COUNT(*) AS n FROM (${billingLines(developerId, livemode)}) AS lines`;
       return { items: [...items], total: count?.n ?? 0 };
     },
 

@@ -1,7 +1,7 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { usageWrites } from './usage.js';
-import type { HoldResult, Store } from '../types.js';
+import type { AppScope, HoldResult, Store } from '../types.js';
 
 /**
  * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
@@ -27,17 +27,19 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
    * their holds on any instance and this one must fit their limit; then the app's balance must
    * cover it. The answer when either refuses, else null (held).
    */
-  async function holdWithinUserLimit(accountId: number, appUuid: string, address: string, amountMicro: number, requestId: string): Promise<HoldResult | null> {
+  async function holdWithinUserLimit(accountId: number, user: AppScope & { address: string }, amountMicro: number, requestId: string): Promise<HoldResult | null> {
+    const { address } = user;
     return sql.begin(async (tx) => {
-      const [user] = await tx<{ credit_limit_micro: number | null; spent_micro: number }[]>`
-        SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ${appUuid} AND address = ${address} FOR UPDATE`;
-      const limit = user?.credit_limit_micro ?? null;
-      if (user && limit !== null) {
+      const [limits] = await tx<{ credit_limit_micro: number | null; spent_micro: number }[]>`
+        SELECT credit_limit_micro, spent_micro FROM app_users
+        WHERE app_uuid = ${user.appUuid} AND livemode = ${user.livemode} AND address = ${address} FOR UPDATE`;
+      const limit = limits?.credit_limit_micro ?? null;
+      if (limits && limit !== null) {
         const [pending] = await tx<{ micro: number }[]>`
           SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE account_id = ${accountId} AND capped_address = ${address}`;
         const pendingMicro = pending?.micro ?? 0;
-        if (user.spent_micro + pendingMicro + amountMicro > limit) {
-          return { ok: false as const, userLimit: { spentMicro: user.spent_micro, pendingMicro, limitMicro: limit } };
+        if (limits.spent_micro + pendingMicro + amountMicro > limit) {
+          return { ok: false as const, userLimit: { spentMicro: limits.spent_micro, pendingMicro, limitMicro: limit } };
         }
       }
       if (amountMicro === 0) return { ok: true as const };
@@ -53,7 +55,7 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       // meanwhile), the reservation is tried again rather than let through unheld.
       for (let attempt = 0; ; attempt++) {
         if (capUser !== undefined && payer.kind === 'app') {
-          const capped = await holdWithinUserLimit(id, payer.appUuid, capUser, amountMicro, requestId);
+          const capped = await holdWithinUserLimit(id, { appUuid: payer.appUuid, livemode: !payer.test, address: capUser }, amountMicro, requestId);
           if (capped) return capped;
         } else if (await reserve(sql, id, amountMicro, requestId, null)) {
           return { ok: true as const };
@@ -92,7 +94,8 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
           FROM moved WHERE charged > 0
         ), spend AS (
           UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved)
-          WHERE app_uuid = ${usage.appUuid} AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
+          -- Spend is live money: test mode is never charged, so only live users spend.
+          WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
         ), ${usageWrites(sql, usage, costMicro, 'moved')}
         SELECT charged FROM moved`;
       if (!row) throw new Error(`no account ${accountId}`);

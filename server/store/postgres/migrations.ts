@@ -286,6 +286,44 @@ export const pgMigrations: PgMigration[] = [
     `,
   },
   {
+    version: 2,
+    name: 'live and test mode: every object a key or a user can reach carries its mode (SQLite migration 14)',
+    sql: `
+      -- Rows written before modes were kept: live, except what only test mode can have made — the
+      -- users of an app signing in through the sandbox identity provider (and what they own).
+      CREATE TEMP TABLE sandbox_apps ON COMMIT DROP AS
+        SELECT app_uuid FROM apps WHERE substr(idp_app_id, 1, 8) = 'sandbox_';
+
+      -- Responses (kept 24 hours): a test key's cannot be told from a live key's, a sandbox user's can.
+      ALTER TABLE responses ADD COLUMN livemode BOOLEAN NOT NULL DEFAULT true;
+      UPDATE responses SET livemode = false WHERE address IS NOT NULL AND app_uuid IN (SELECT app_uuid FROM sandbox_apps);
+
+      -- A test and a live registration of one identifier are two objects: the mode is in the key.
+      ALTER TABLE text_registrations ADD COLUMN livemode BOOLEAN NOT NULL DEFAULT true;
+      UPDATE text_registrations SET livemode = false WHERE owner LIKE 'user:%' AND app_uuid IN (SELECT app_uuid FROM sandbox_apps);
+      ALTER TABLE text_registrations ALTER COLUMN livemode DROP DEFAULT,
+        DROP CONSTRAINT text_registrations_pkey, ADD PRIMARY KEY (channel, app_uuid, livemode, identifier),
+        DROP CONSTRAINT text_registrations_channel_app_uuid_owner_key, ADD UNIQUE (channel, app_uuid, livemode, owner);
+
+      -- A user is a user of one mode, with one account of that mode: a sandbox user and a live
+      -- user of the same address are two users (a live one no longer finds a sandbox one's row and
+      -- goes without its default credits). A test balance kept beside a live user becomes a test
+      -- user; the live row a sandbox sign-in made beside it, never used live (no ledger entry, no
+      -- spend), goes: it was a test user showing in live mode.
+      ALTER TABLE app_users ADD COLUMN livemode BOOLEAN NOT NULL DEFAULT true, DROP CONSTRAINT app_users_pkey;
+      INSERT INTO app_users (app_uuid, livemode, address, account_id, credit_limit_micro, spent_micro, created_at)
+        SELECT app_uuid, false, address, test_account_id, credit_limit_micro, 0, created_at FROM app_users WHERE test_account_id IS NOT NULL;
+      DELETE FROM app_users u WHERE u.livemode AND u.test_account_id IS NOT NULL AND u.spent_micro = 0
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = u.account_id);
+      ALTER TABLE app_users ALTER COLUMN livemode DROP DEFAULT, DROP COLUMN test_account_id,
+        ADD PRIMARY KEY (app_uuid, livemode, address);
+
+      -- One active subscription per subject and mode (the name stays: a conflict is told by it).
+      DROP INDEX subscriptions_one_active;
+      CREATE UNIQUE INDEX subscriptions_one_active ON subscriptions (app_uuid, address, livemode) WHERE status = 'active';
+    `,
+  },
+  {
     version: 3,
     name: 'hourly usage rollups, which the usage reports read (SQLite 15)',
     sql: `

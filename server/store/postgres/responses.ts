@@ -1,9 +1,9 @@
 import type { Sql } from './database.js';
 import { DEAD_AFTER_SECONDS } from './instances.js';
-import type { Store } from '../types.js';
+import type { ResponseOwner, Store } from '../types.js';
 import { toResponse, type ResponseRow } from '../rows.js';
 
-const COLUMNS = 'id, app_uuid, address, status, body, input, upstream_id, created_at, expires_at';
+const COLUMNS = 'id, app_uuid, address, livemode, status, body, input, upstream_id, created_at, expires_at';
 const ACTIVE = ['queued', 'in_progress'];
 
 
@@ -13,22 +13,25 @@ const ACTIVE = ['queued', 'in_progress'];
  * instances taken for dead, never a live neighbour's.
  */
 export function createResponsesRepository(sql: Sql, instanceId: string): Store['responses'] {
+  // The owner is the whole key: app, user and mode.
+  const ownedBy = (owner: ResponseOwner) =>
+    sql`app_uuid = ${owner.appUuid} AND address IS NOT DISTINCT FROM ${owner.address}::text AND livemode = ${owner.livemode}`;
+
   return {
     async put(response) {
       await sql`
-        INSERT INTO responses (id, app_uuid, address, status, body, input, upstream_id, instance_id, created_at, expires_at)
-        VALUES (${response.id}, ${response.appUuid}, ${response.address}, ${response.status}, ${JSON.stringify(response.body)},
+        INSERT INTO responses (id, app_uuid, address, livemode, status, body, input, upstream_id, instance_id, created_at, expires_at)
+        VALUES (${response.id}, ${response.appUuid}, ${response.address}, ${response.livemode}, ${response.status}, ${JSON.stringify(response.body)},
           ${JSON.stringify(response.input)}, ${response.upstreamId}, ${instanceId}, ${response.createdAt}, ${response.expiresAt})`;
     },
 
-    async findItem(appUuid, address, itemId, now) {
+    async findItem(owner, itemId, now) {
       // Item ids are random and long: a text match finds the few rows to look in. "_" stands for
       // any one character in LIKE: harmless here, the match is checked below.
       const pattern = `%"id":"${itemId.replace(/[%"\\]/g, '')}"%`;
       const rows = await sql<ResponseRow[]>`
         SELECT ${sql.unsafe(COLUMNS)} FROM responses
-        WHERE app_uuid = ${appUuid} AND address IS NOT DISTINCT FROM ${address}::text AND expires_at > ${now}
-          AND (body LIKE ${pattern} OR input LIKE ${pattern})
+        WHERE ${ownedBy(owner)} AND expires_at > ${now} AND (body LIKE ${pattern} OR input LIKE ${pattern})
         ORDER BY created_at COLLATE "C" DESC LIMIT 5`;
       for (const row of rows) {
         const stored = toResponse(row);
@@ -39,10 +42,9 @@ export function createResponsesRepository(sql: Sql, instanceId: string): Store['
       return null;
     },
 
-    async get(appUuid, address, id, now) {
+    async get(owner, id, now) {
       const [row] = await sql<ResponseRow[]>`
-        SELECT ${sql.unsafe(COLUMNS)} FROM responses
-        WHERE id = ${id} AND app_uuid = ${appUuid} AND address IS NOT DISTINCT FROM ${address}::text AND expires_at > ${now}`;
+        SELECT ${sql.unsafe(COLUMNS)} FROM responses WHERE id = ${id} AND ${ownedBy(owner)} AND expires_at > ${now}`;
       return row ? toResponse(row) : null;
     },
 

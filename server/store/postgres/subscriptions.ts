@@ -28,7 +28,8 @@ async function applyIn(tx: Tx, record: SubscriptionRecord): Promise<{ record: Su
     if (record.status === 'active') {
       const [other] = await tx`
         SELECT 1 FROM subscriptions
-        WHERE app_uuid = ${record.appUuid} AND address = ${record.address} AND status = 'active' AND id <> ${record.id}`;
+        WHERE app_uuid = ${record.appUuid} AND livemode = ${record.livemode} AND address = ${record.address}
+          AND status = 'active' AND id <> ${record.id}`;
       if (other) return 'conflict';
     }
     if (!existing) {
@@ -75,9 +76,9 @@ export function createSubscriptionsRepository(sql: Sql): Store['subscriptions'] 
       return row ? toSubscription(row) : null;
     },
 
-    async current(appUuid, address) {
+    async current(scope, address) {
       const [row] = await sql<SubscriptionRow[]>`
-        SELECT * FROM subscriptions WHERE app_uuid = ${appUuid} AND address = ${address}
+        SELECT * FROM subscriptions WHERE app_uuid = ${scope.appUuid} AND livemode = ${scope.livemode} AND address = ${address}
         ORDER BY status = 'active' DESC, created_at DESC, id COLLATE "C" DESC LIMIT 1`;
       return row ? toSubscription(row) : null;
     },

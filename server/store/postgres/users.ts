@@ -2,47 +2,54 @@ import type { Accounts } from './accounts.js';
 import type { Sql, Tx } from './database.js';
 import type { Ledger } from './ledger.js';
 import { toUser, USER_COLUMNS, USER_FROM, type UserRow } from '../rows.js';
-import type { AppUserRecord, Store } from '../types.js';
+import type { AppScope, AppUserRecord, Store } from '../types.js';
 
 type HeldUserRow = UserRow & { held_micro: number };
 
 /** Thrown inside a savepoint to undo it: another instance created the user first. */
 class AlreadyCreated extends Error {}
 
+/**
+ * Users of an app, each in one mode with an account of that mode: a scope reads and writes only
+ * its mode's users, so a sandbox user and a live user of the same address are two users.
+ */
 export function createUsersRepository(sql: Sql, ledger: Ledger, accounts: Accounts): Store['users'] {
   const columns = sql.unsafe(`${USER_COLUMNS}, acc.held_micro`);
   const from = sql.unsafe(USER_FROM);
+  /** The user's key (migration 2): app, mode, address. */
+  const userIs = (scope: AppScope, address: string, table = 'app_users') =>
+    sql`${sql(table)}.app_uuid = ${scope.appUuid} AND ${sql(table)}.livemode = ${scope.livemode} AND ${sql(table)}.address = ${address}`;
 
-  const read = async (tx: Tx, appUuid: string, address: string): Promise<AppUserRecord> => {
-    const [row] = await tx<HeldUserRow[]>`SELECT ${columns} FROM ${from} WHERE u.app_uuid = ${appUuid} AND u.address = ${address}`;
-    if (!row) throw new Error(`no user ${address} in ${appUuid}`);
+  const read = async (tx: Tx, scope: AppScope, address: string): Promise<AppUserRecord> => {
+    const [row] = await tx<HeldUserRow[]>`SELECT ${columns} FROM ${from} WHERE ${userIs(scope, address, 'u')}`;
+    if (!row) throw new Error(`no user ${address} in ${scope.appUuid}`);
     return toUser(row, row.held_micro);
   };
 
   const selectApp = async (tx: Tx, appUuid: string) => {
-    const [app] = await tx<{ account_id: number; app_type: string; default_user_credits_micro: number }[]>`
-      SELECT account_id, app_type, default_user_credits_micro FROM apps WHERE app_uuid = ${appUuid}`;
+    const [app] = await tx<{ app_type: string; default_user_credits_micro: number }[]>`
+      SELECT app_type, default_user_credits_micro FROM apps WHERE app_uuid = ${appUuid}`;
     if (!app) throw new Error(`no app ${appUuid}`);
     return app;
   };
 
-  const selectUserAccount = async (tx: Tx, appUuid: string, address: string) => {
-    const [row] = await tx<{ account_id: number }[]>`SELECT account_id FROM app_users WHERE app_uuid = ${appUuid} AND address = ${address}`;
+  const selectUserAccount = async (tx: Tx, scope: AppScope, address: string) => {
+    const [row] = await tx<{ account_id: number }[]>`SELECT account_id FROM app_users WHERE ${userIs(scope, address)}`;
     return row?.account_id;
   };
 
   /**
-   * Inserts the user with a new account; null when another instance inserted it first (its
-   * insert commits before ours returns, and the savepoint takes back the account we opened).
+   * Inserts the user with a new account of its mode; null when another instance inserted it first
+   * (its insert commits before ours returns, and the savepoint takes back the account we opened).
    */
-  const insertUser = async (tx: Tx, appUuid: string, address: string, creditLimit: number | null, at: string) => {
+  const insertUser = async (tx: Tx, scope: AppScope, address: string, creditLimit: number | null, at: string) => {
     try {
       return await tx.savepoint(async (sp) => {
-        const accountId = await ledger.openAccount(sp);
+        const accountId = await ledger.openAccount(sp, !scope.livemode);
         const inserted = await sp`
-          INSERT INTO app_users (app_uuid, address, account_id, credit_limit_micro, created_at)
-          VALUES (${appUuid}, ${address}, ${accountId}, ${creditLimit}, ${at})
-          ON CONFLICT (app_uuid, address) DO NOTHING RETURNING account_id`;
+          INSERT INTO app_users (app_uuid, livemode, address, account_id, credit_limit_micro, created_at)
+          VALUES (${scope.appUuid}, ${scope.livemode}, ${address}, ${accountId}, ${creditLimit}, ${at})
+          ON CONFLICT (app_uuid, livemode, address) DO NOTHING RETURNING account_id`;
         if (inserted.count === 0) throw new AlreadyCreated();
         return accountId;
       });
@@ -53,73 +60,73 @@ export function createUsersRepository(sql: Sql, ledger: Ledger, accounts: Accoun
   };
 
   /** Inside a transaction: the user's account id, creating the user (and its grant) when new. */
-  const ensureUser = async (tx: Tx, appUuid: string, address: string, at: string, test = false): Promise<number> => {
-    const existing = await selectUserAccount(tx, appUuid, address);
+  const ensureUser = async (tx: Tx, scope: AppScope, address: string, at: string): Promise<number> => {
+    const existing = await selectUserAccount(tx, scope, address);
     if (existing !== undefined) return existing;
+    const { appUuid, livemode } = scope;
     const app = await selectApp(tx, appUuid);
     const pooled = app.app_type === 'pooled_api';
-    const accountId = await insertUser(tx, appUuid, address, pooled ? app.default_user_credits_micro : null, at);
+    const accountId = await insertUser(tx, scope, address, pooled ? app.default_user_credits_micro : null, at);
     if (accountId === null) {
       // Whoever created the user moved its default credits; nothing more to do here.
-      const created = await selectUserAccount(tx, appUuid, address);
+      const created = await selectUserAccount(tx, scope, address);
       if (created === undefined) throw new Error(`user ${address} in ${appUuid} vanished`);
       return created;
     }
     const grant = app.default_user_credits_micro;
+    if (pooled || grant === 0) return accountId;
     const key = `user-grant:${appUuid}:${address}`;
-    if (test) {
+    if (!livemode) {
       // Play money: the sandbox user sees its default credits, and the app's live balance stays.
-      if (!pooled && grant > 0) {
-        const testAccount = await accounts.of({ kind: 'user', appUuid, address, test }, tx);
-        await ledger.post(tx, testAccount, { amountMicro: grant, kind: 'test_grant', idempotencyKey: key, at });
-      }
+      await ledger.post(tx, accountId, { amountMicro: grant, kind: 'test_grant', idempotencyKey: key, at });
       return accountId;
     }
-    if (!pooled && grant > 0) {
-      await ledger.post(tx, app.account_id, { amountMicro: -grant, kind: 'user_grant', idempotencyKey: key, reference: address, at });
-      await ledger.post(tx, accountId, { amountMicro: grant, kind: 'user_grant', idempotencyKey: key, reference: appUuid, at });
-    }
+    const appAccount = await accounts.of({ kind: 'app', appUuid }, tx);
+    await ledger.post(tx, appAccount, { amountMicro: -grant, kind: 'user_grant', idempotencyKey: key, reference: address, at });
+    await ledger.post(tx, accountId, { amountMicro: grant, kind: 'user_grant', idempotencyKey: key, reference: appUuid, at });
     return accountId;
   };
 
   return {
-    async list(appUuid, page) {
+    async list(scope, page) {
       const rows = await sql<HeldUserRow[]>`
-        SELECT ${columns} FROM ${from} WHERE u.app_uuid = ${appUuid}
+        SELECT ${columns} FROM ${from} WHERE u.app_uuid = ${scope.appUuid} AND u.livemode = ${scope.livemode}
         ORDER BY u.created_at COLLATE "C" DESC, u.address COLLATE "C" LIMIT ${page.limit} OFFSET ${page.offset}`;
-      const [count] = await sql<{ n: number }[]>`SELECT COUNT(*) AS n FROM app_users WHERE app_uuid = ${appUuid}`;
+      const [count] = await sql<{ n: number }[]>`
+        SELECT COUNT(*) AS n FROM app_users WHERE app_uuid = ${scope.appUuid} AND livemode = ${scope.livemode}`;
       return { items: rows.map((row) => toUser(row, row.held_micro)), total: count?.n ?? 0 };
     },
 
-    async get(appUuid, address) {
-      const [row] = await sql<HeldUserRow[]>`SELECT ${columns} FROM ${from} WHERE u.app_uuid = ${appUuid} AND u.address = ${address}`;
+    async get(scope, address) {
+      const [row] = await sql<HeldUserRow[]>`SELECT ${columns} FROM ${from} WHERE ${userIs(scope, address, 'u')}`;
       return row ? toUser(row, row.held_micro) : null;
     },
 
-    async ensure(appUuid, address, at, options = {}) {
+    async ensure(scope, address, at) {
       return sql.begin(async (tx) => {
-        await ensureUser(tx, appUuid, address, at, options.test);
-        return read(tx, appUuid, address);
+        await ensureUser(tx, scope, address, at);
+        return read(tx, scope, address);
       });
     },
 
-    async topUp(appUuid, address, amountMicro, at) {
+    async topUp(scope, address, amountMicro, at) {
       return sql.begin(async (tx) => {
-        const userAccount = await ensureUser(tx, appUuid, address, at);
-        const app = await selectApp(tx, appUuid);
+        const userAccount = await ensureUser(tx, scope, address, at);
+        const { appUuid } = scope;
+        const appAccount = await accounts.of({ kind: 'app', appUuid, test: !scope.livemode }, tx);
         // Each top-up is its own event: the key only ties its two entries together.
         const key = `top-up:${appUuid}:${address}:${crypto.randomUUID()}`;
-        await ledger.post(tx, app.account_id, { amountMicro: -amountMicro, kind: 'user_top_up', idempotencyKey: key, reference: address, at });
+        await ledger.post(tx, appAccount, { amountMicro: -amountMicro, kind: 'user_top_up', idempotencyKey: key, reference: address, at });
         await ledger.post(tx, userAccount, { amountMicro, kind: 'user_top_up', idempotencyKey: key, reference: appUuid, at });
-        return read(tx, appUuid, address);
+        return read(tx, scope, address);
       });
     },
 
-    async setCreditLimit(appUuid, address, limitMicro, at) {
+    async setCreditLimit(scope, address, limitMicro, at) {
       return sql.begin(async (tx) => {
-        await ensureUser(tx, appUuid, address, at);
-        await tx`UPDATE app_users SET credit_limit_micro = ${limitMicro} WHERE app_uuid = ${appUuid} AND address = ${address}`;
-        return read(tx, appUuid, address);
+        await ensureUser(tx, scope, address, at);
+        await tx`UPDATE app_users SET credit_limit_micro = ${limitMicro} WHERE ${userIs(scope, address)}`;
+        return read(tx, scope, address);
       });
     },
   };

@@ -2,7 +2,7 @@ import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
 import type { Ledger } from './ledger.js';
 import { UPGRADE_GRANT, type BillingLine, type Store } from '../types.js';
-import { toCheckoutSession, type CheckoutRow } from '../rows.js';
+import { flag, toCheckoutSession, type CheckoutRow } from '../rows.js';
 
 
 export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accounts): Store['checkout'] {
@@ -15,18 +15,20 @@ export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accou
   const select = db.prepare<[string], CheckoutRow>('SELECT * FROM checkout_sessions WHERE id = ?');
   const markPaid = db.prepare("UPDATE checkout_sessions SET status = 'complete', paid_at = ? WHERE id = ? AND status = 'open'");
   const markExpired = db.prepare("UPDATE checkout_sessions SET status = 'expired' WHERE id = ? AND status = 'open'");
-  // Billing history: checkout sessions, and what subscriptions charged after their checkout.
+  // Billing history of one mode: checkout sessions, and what subscriptions charged after their
+  // checkout (an invoice has its subscription's mode).
   const billingLines = `
     SELECT id, kind, description, amount_usd_cents AS amountUsdCents, credits_micro AS creditsMicro, status,
            created_at AS createdAt, paid_at AS paidAt
-    FROM checkout_sessions WHERE developer_id = @developerId
+    FROM checkout_sessions WHERE developer_id = @developerId AND livemode = @livemode
     UNION ALL
-    SELECT id, 'subscription', description, amount_usd_cents, credits_micro, 'complete', paid_at, paid_at
-    FROM subscription_invoices WHERE developer_id = @developerId`;
-  const page = db.prepare<[{ developerId: string; limit: number; offset: number }], BillingLine>(
+    SELECT i.id, 'subscription', i.description, i.amount_usd_cents, i.credits_micro, 'complete', i.paid_at, i.paid_at
+    FROM subscription_invoices i JOIN subscriptions s ON s.id = i.subscription_id
+    WHERE i.developer_id = @developerId AND s.livemode = @livemode`;
+  const page = db.prepare<[{ developerId: string; livemode: 0 | 1; limit: number; offset: number }], BillingLine>(
     `${billingLines} ORDER BY createdAt DESC, id DESC LIMIT @limit OFFSET @offset`,
   );
-  const count = db.prepare<[{ developerId: string }], { n: number }>(`SELECT COUNT(*) AS n FROM (${billingLines})`);
+  const count = db.prepare<[{ developerId: string; livemode: 0 | 1 }], { n: number }>(`SELECT COUNT(*) AS n FROM (${billingLines})`);
   // An upgrade's charge; or, when the processor's report recorded it first (without credits), the credits on it.
   const recordUpgradeCharge = db.prepare(
     `INSERT INTO subscription_invoices (id, subscription_id, developer_id, amount_usd_cents, credits_micro, description, paid_at)
@@ -80,8 +82,9 @@ export function createCheckoutRepository(db: Db, ledger: Ledger, accounts: Accou
     async expire(id) {
       return markExpired.run(id).changes === 1;
     },
-    async listForDeveloper(developerId, { limit, offset }) {
-      return { items: page.all({ developerId, limit, offset }), total: count.get({ developerId })?.n ?? 0 };
+    async listForDeveloper(developerId, livemode, { limit, offset }) {
+      const mode = { developerId, livemode: flag(livemode) };
+      return { items: page.all({ ...mode, limit, offset }), total: count.get(mode)?.n ?? 0 };
     },
     async recordPaidUpgrade(invoice, payer) {
       if (invoice.creditsMicro <= 0) throw new Error(`upgrade invoice ${invoice.id} grants no credits`);

@@ -1,5 +1,6 @@
 import type { Db } from './database.js';
 import type { Holds } from './holds.js';
+import { flag } from '../rows.js';
 import { BalanceLimitError, InsufficientFundsError, type Grant } from '../types.js';
 
 /**
@@ -8,7 +9,7 @@ import { BalanceLimitError, InsufficientFundsError, type Grant } from '../types.
  * a caller forgot to check first.
  */
 export function createLedger(db: Db, holds: Holds) {
-  const insertAccount = db.prepare('INSERT INTO accounts DEFAULT VALUES');
+  const insertAccount = db.prepare<[0 | 1]>('INSERT INTO accounts (test) VALUES (?)');
   const selectBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   const entryExists = db.prepare<[string, number], { id: number }>(
     'SELECT id FROM ledger_entries WHERE idempotency_key = ? AND account_id = ?',
@@ -26,8 +27,9 @@ export function createLedger(db: Db, holds: Holds) {
   }
 
   return {
-    openAccount(): number {
-      return Number(insertAccount.run().lastInsertRowid);
+    /** A new empty account (live unless `test`: play money, never summed with live money). */
+    openAccount(test = false): number {
+      return Number(insertAccount.run(flag(test)).lastInsertRowid);
     },
 
     balanceOf,

@@ -3,6 +3,7 @@ import type { Accounts } from './accounts.js';
 import { createUsageWriter } from './usage-rows.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
+import { flag } from '../rows.js';
 import type { Payer, Store, UsageEvent } from '../types.js';
 
 interface PendingSettle {
@@ -22,9 +23,10 @@ interface PendingSettle {
  */
 export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['metering'] & { flushPending(): void } {
   const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
-  const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND address = ?');
-  const userLimit = db.prepare<[string, string], { credit_limit_micro: number | null; spent_micro: number }>(
-    'SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ? AND address = ?',
+  // Spend is live money: test mode is never charged, so only live users spend.
+  const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND livemode = 1 AND address = ?');
+  const userLimit = db.prepare<[string, 0 | 1, string], { credit_limit_micro: number | null; spent_micro: number }>(
+    'SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ? AND livemode = ? AND address = ?',
   );
   // What each capped user of a pooled app holds in requests still running (app/address →
   // micro-credits), and which request holds for whom: spend is written only at settlement.
@@ -98,7 +100,7 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
 
   return {
     async hold(payer, amountMicro, requestId, capUser) {
-      const cap = capUser !== undefined && payer.kind === 'app' ? userLimit.get(payer.appUuid, capUser) : undefined;
+      const cap = capUser !== undefined && payer.kind === 'app' ? userLimit.get(payer.appUuid, flag(!payer.test), capUser) : undefined;
       const userKey = `${payer.kind === 'app' ? payer.appUuid : ''}/${capUser ?? ''}`;
       if (cap && cap.credit_limit_micro !== null) {
         const pending = userPending.get(userKey) ?? 0;

@@ -372,6 +372,71 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 14,
+    name: 'live and test mode: every object a key or a user can reach carries its mode',
+    rebuildsTables: true,
+    sql: `
+      -- Rows written before modes were kept: live, except what only test mode can have made — the
+      -- users of an app signing in through the sandbox identity provider (and what they own).
+      CREATE TEMP TABLE sandbox_apps AS SELECT app_uuid FROM apps WHERE substr(idp_app_id, 1, 8) = 'sandbox_';
+
+      -- Responses (kept 24 hours): a test key's cannot be told from a live key's, a sandbox user's can.
+      ALTER TABLE responses ADD COLUMN livemode INTEGER NOT NULL DEFAULT 1 CHECK (livemode IN (0, 1));
+      UPDATE responses SET livemode = 0 WHERE address IS NOT NULL AND app_uuid IN (SELECT app_uuid FROM sandbox_apps);
+
+      -- A test and a live registration of one identifier are two objects: the mode is in the key.
+      CREATE TABLE text_registrations_rebuilt (
+        channel          TEXT NOT NULL CHECK (channel IN ('sms', 'messenger')),
+        identifier       TEXT NOT NULL,
+        app_uuid         TEXT NOT NULL,
+        livemode         INTEGER NOT NULL CHECK (livemode IN (0, 1)),
+        owner            TEXT NOT NULL,
+        preferred_model  TEXT,
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL,
+        PRIMARY KEY (channel, app_uuid, livemode, identifier),
+        UNIQUE (channel, app_uuid, livemode, owner)
+      );
+      INSERT INTO text_registrations_rebuilt
+        SELECT channel, identifier, app_uuid,
+          CASE WHEN owner LIKE 'user:%' AND app_uuid IN (SELECT app_uuid FROM sandbox_apps) THEN 0 ELSE 1 END,
+          owner, preferred_model, created_at, updated_at
+        FROM text_registrations;
+      DROP TABLE text_registrations;
+      ALTER TABLE text_registrations_rebuilt RENAME TO text_registrations;
+
+      -- A user is a user of one mode, with one account of that mode: a sandbox user and a live
+      -- user of the same address are two users (a live one no longer finds a sandbox one's row and
+      -- goes without its default credits). A test balance kept beside a live user becomes a test
+      -- user; the live row a sandbox sign-in made beside it, never used live (no ledger entry, no
+      -- spend), goes: it was a test user showing in live mode.
+      CREATE TABLE app_users_rebuilt (
+        app_uuid           TEXT NOT NULL REFERENCES apps(app_uuid),
+        livemode           INTEGER NOT NULL CHECK (livemode IN (0, 1)),
+        address            TEXT NOT NULL,
+        account_id         INTEGER NOT NULL UNIQUE REFERENCES accounts(id),
+        credit_limit_micro INTEGER CHECK (credit_limit_micro IS NULL OR credit_limit_micro >= 0),
+        spent_micro        INTEGER NOT NULL DEFAULT 0 CHECK (spent_micro >= 0),
+        created_at         TEXT NOT NULL,
+        PRIMARY KEY (app_uuid, livemode, address)
+      );
+      INSERT INTO app_users_rebuilt (app_uuid, livemode, address, account_id, credit_limit_micro, spent_micro, created_at)
+        SELECT app_uuid, 1, address, account_id, credit_limit_micro, spent_micro, created_at FROM app_users u
+        WHERE NOT (test_account_id IS NOT NULL AND spent_micro = 0
+                   AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = u.account_id));
+      INSERT INTO app_users_rebuilt (app_uuid, livemode, address, account_id, credit_limit_micro, spent_micro, created_at)
+        SELECT app_uuid, 0, address, test_account_id, credit_limit_micro, 0, created_at FROM app_users WHERE test_account_id IS NOT NULL;
+      DROP TABLE app_users;
+      ALTER TABLE app_users_rebuilt RENAME TO app_users;
+
+      -- One active subscription per subject and mode.
+      DROP INDEX subscriptions_one_active;
+      CREATE UNIQUE INDEX subscriptions_one_active ON subscriptions (app_uuid, address, livemode) WHERE status = 'active';
+
+      DROP TABLE sandbox_apps;
+    `,
+  },
+  {
     version: 15,
     name: 'hourly usage rollups, which the usage reports read',
     sql: `

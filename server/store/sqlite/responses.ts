@@ -1,33 +1,34 @@
 import type { Db } from './database.js';
 import type { Store } from '../types.js';
-import { toResponse, type ResponseRow } from '../rows.js';
+import { flag, toResponse, type ResponseRow } from '../rows.js';
 
 
 export function createResponsesRepository(db: Db): Store['responses'] {
   const insert = db.prepare(
-    `INSERT INTO responses (id, app_uuid, address, status, body, input, upstream_id, created_at, expires_at)
-     VALUES (@id, @appUuid, @address, @status, @body, @input, @upstreamId, @createdAt, @expiresAt)`,
+    `INSERT INTO responses (id, app_uuid, address, livemode, status, body, input, upstream_id, created_at, expires_at)
+     VALUES (@id, @appUuid, @address, @livemode, @status, @body, @input, @upstreamId, @createdAt, @expiresAt)`,
   );
-  const select = db.prepare<[string, string, string | null, string], ResponseRow>(
-    'SELECT * FROM responses WHERE id = ? AND app_uuid = ? AND address IS ? AND expires_at > ?',
+  // The owner is the whole key: app, user and mode.
+  const select = db.prepare<[string, string, string | null, number, string], ResponseRow>(
+    'SELECT * FROM responses WHERE id = ? AND app_uuid = ? AND address IS ? AND livemode = ? AND expires_at > ?',
   );
   const selectInterrupted = db.prepare<[], ResponseRow>("SELECT * FROM responses WHERE status IN ('queued', 'in_progress')");
   const update = db.prepare('UPDATE responses SET status = ?, body = ? WHERE id = ?');
   const deleteExpired = db.prepare('DELETE FROM responses WHERE expires_at <= ?');
   // Item ids are random and long: a text match finds the few rows to look in.
-  const withItem = db.prepare<[string, string | null, string, string, string], ResponseRow>(
-    `SELECT * FROM responses WHERE app_uuid = ? AND address IS ? AND expires_at > ? AND (body LIKE ? OR input LIKE ?)
+  const withItem = db.prepare<[string, string | null, number, string, string, string], ResponseRow>(
+    `SELECT * FROM responses WHERE app_uuid = ? AND address IS ? AND livemode = ? AND expires_at > ? AND (body LIKE ? OR input LIKE ?)
      ORDER BY created_at DESC LIMIT 5`,
   );
 
   return {
     async put(response) {
-      insert.run({ ...response, body: JSON.stringify(response.body), input: JSON.stringify(response.input) });
+      insert.run({ ...response, livemode: flag(response.livemode), body: JSON.stringify(response.body), input: JSON.stringify(response.input) });
     },
-    async findItem(appUuid, address, itemId, now) {
+    async findItem(owner, itemId, now) {
       // "_" stands for any one character in LIKE: harmless here, the match is checked below.
       const pattern = `%"id":"${itemId.replace(/[%"\\]/g, '')}"%`;
-      for (const row of withItem.all(appUuid, address, now, pattern, pattern)) {
+      for (const row of withItem.all(owner.appUuid, owner.address, flag(owner.livemode), now, pattern, pattern)) {
         const stored = toResponse(row);
         const output = Array.isArray(stored.body.output) ? (stored.body.output as Record<string, unknown>[]) : [];
         const items = [...output, ...stored.input];
@@ -36,8 +37,8 @@ export function createResponsesRepository(db: Db): Store['responses'] {
       }
       return null;
     },
-    async get(appUuid, address, id, now) {
-      const row = select.get(id, appUuid, address, now);
+    async get(owner, id, now) {
+      const row = select.get(id, owner.appUuid, owner.address, flag(owner.livemode), now);
       return row ? toResponse(row) : null;
     },
     async transition(id, from, status, body, upstreamId) {

@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { Store, SubscriptionRecord } from '../types.js';
-import { toSubscription, type SubscriptionRow } from '../rows.js';
+import { flag, toSubscription, type SubscriptionRow } from '../rows.js';
 
 
 const toRow = (record: SubscriptionRecord): SubscriptionRow => ({
@@ -20,18 +20,19 @@ const toRow = (record: SubscriptionRecord): SubscriptionRow => ({
   state_version: record.stateVersion,
   created_at: record.createdAt,
   updated_at: record.updatedAt,
-  livemode: record.livemode ? 1 : 0,
+  livemode: flag(record.livemode),
 });
 
 export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   const select = db.prepare<[string], SubscriptionRow>('SELECT * FROM subscriptions WHERE id = ?');
-  const current = db.prepare<[string, string], SubscriptionRow>(
-    `SELECT * FROM subscriptions WHERE app_uuid = ? AND address = ?
+  const current = db.prepare<[string, 0 | 1, string], SubscriptionRow>(
+    `SELECT * FROM subscriptions WHERE app_uuid = ? AND livemode = ? AND address = ?
      ORDER BY status = 'active' DESC, created_at DESC, id DESC LIMIT 1`,
   );
   const activeForApp = db.prepare<[string], SubscriptionRow>("SELECT * FROM subscriptions WHERE app_uuid = ? AND status = 'active' ORDER BY id");
-  const activeOther = db.prepare<[string, string, string], { id: string }>(
-    "SELECT id FROM subscriptions WHERE app_uuid = ? AND address = ? AND status = 'active' AND id <> ?",
+  // A subject has one active subscription per mode (migration 14).
+  const activeOther = db.prepare<[string, 0 | 1, string, string], { id: string }>(
+    "SELECT id FROM subscriptions WHERE app_uuid = ? AND livemode = ? AND address = ? AND status = 'active' AND id <> ?",
   );
   const insert = db.prepare(
     `INSERT INTO subscriptions (id, developer_id, app_uuid, address, customer_id, tier, interval, status,
@@ -74,7 +75,7 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
 
   const apply = db.transaction((record: SubscriptionRecord) => {
     const existing = select.get(record.id);
-    if (record.status === 'active' && activeOther.get(record.appUuid, record.address, record.id)) return 'conflict' as const;
+    if (record.status === 'active' && activeOther.get(record.appUuid, flag(record.livemode), record.address, record.id)) return 'conflict' as const;
     if (!existing) {
       insert.run(toRow(record));
       return { record, applied: true };
@@ -92,8 +93,8 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
       const row = select.get(id);
       return row ? toSubscription(row) : null;
     },
-    async current(appUuid, address) {
-      const row = current.get(appUuid, address);
+    async current(scope, address) {
+      const row = current.get(scope.appUuid, flag(scope.livemode), address);
       return row ? toSubscription(row) : null;
     },
     async activeForApp(appUuid) {

@@ -20,6 +20,8 @@ import { BillingRecord } from '../schemas/account.js';
 import { TimestampInput } from '../schemas/common.js';
 
 const DEVELOPER = ['api_key'] as const;
+// An app, its keys and its identity provider serve both modes, and funding pays live money: what
+// changes them is live-only (`testKeys: false`), beside the admin role a test key never has.
 const AppParams = z.strictObject({ app_uuid: AppUuid });
 
 export const developerOperations = [
@@ -44,6 +46,7 @@ export const developerOperations = [
     successStatus: 201,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Create an app',
   }),
   defineOperation({
@@ -78,6 +81,7 @@ export const developerOperations = [
     response: App,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Update an app (allowed_origins: omitted or null leaves it, [] clears it, a list sets it)',
   }),
   defineOperation({
@@ -89,6 +93,7 @@ export const developerOperations = [
     response: Deleted,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Delete an app; its keys stop working at once',
   }),
   defineOperation({
@@ -107,6 +112,7 @@ export const developerOperations = [
     successStatus: 201,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Fund an app balance through a checkout session',
   }),
   defineOperation({
@@ -148,6 +154,7 @@ export const developerOperations = [
     successStatus: 201,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Create an API key; the secret is shown only in this answer',
   }),
   defineOperation({
@@ -171,6 +178,7 @@ export const developerOperations = [
     response: Deleted,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Delete an API key; it stops working on the next request',
   }),
   defineOperation({
@@ -183,6 +191,7 @@ export const developerOperations = [
     response: IdpConfig,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Set the identity-provider configuration of an app',
   }),
   defineOperation({
@@ -194,6 +203,7 @@ export const developerOperations = [
     response: Deleted,
     auth: DEVELOPER,
     roles: ROLES.admin,
+    testKeys: false,
     summary: 'Remove the identity-provider configuration of an app',
   }),
   defineOperation({

@@ -104,6 +104,7 @@ export const surfaceOperations = [
     response: SandboxIdentityToken,
     auth: ['api_key'],
     roles: ROLES.inference,
+    liveKeys: false,
     summary: 'Issue a sandbox identity token for a test wallet (test keys only)',
     description:
       'Signs an identity token with this server’s own key (published at /.well-known/jwks.json) for a test wallet of ' +
