@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChatCompletion, ChatCompletionBody } from '../../src/contract/schemas/inference.js';
+import type { ChatCompletion, ChatCompletionBody, Usage } from '../../src/contract/schemas/inference.js';
 
 /**
  * Tokens as the upstream counted them, in OpenAI's convention: `inputTokens` is every input token
@@ -22,6 +22,8 @@ export interface TokenUsage {
 
 export type ChatBody = z.output<typeof ChatCompletionBody>;
 export type ChatCompletionJson = z.input<typeof ChatCompletion>;
+/** OpenAI's usage object, details (cached, reasoning) included where the upstream reports them. */
+export type ChatUsage = z.input<typeof Usage>;
 
 /** One OpenAI `chat.completion.chunk`, the common currency of every streaming adapter. */
 export interface ChatChunk {
@@ -34,6 +36,9 @@ export interface ChatChunk {
     delta: {
       role?: 'assistant';
       content?: string | null;
+      /** Reasoning text, where an OpenAI-compatible host streams it: DeepSeek and vLLM as `reasoning_content`, OpenRouter as `reasoning`. */
+      reasoning_content?: string;
+      reasoning?: string;
       tool_calls?: {
         index: number;
         id?: string;
@@ -42,8 +47,11 @@ export interface ChatChunk {
       }[];
     };
     finish_reason: string | null;
+    /** The stop that ended the answer, where the host says: vLLM's `stop_reason` and SGLang's `matched_stop` (a stop string, or a token id). */
+    stop_reason?: string | number;
+    matched_stop?: string | number;
   }[];
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  usage?: ChatUsage | null;
 }
 
 export interface ChatCall {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionBody } from '../../src/contract/schemas/inference.js';
 import { providersFromConfig } from '../../server/providers/build.js';
 import { toChatBody } from '../../server/services/inference/messages-translate.js';
-import type { FakeAnthropic } from '../fixtures/fake-anthropic.js';
+import { countInputTokens, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
 import type { FakeOpenAI } from '../fixtures/fake-openai.js';
 import { FAKE_ANTHROPIC_KEY, startFakeUpstreams } from '../helpers/upstreams.js';
 import { API, expectChargedForProduced, expectApiError, expectStatus } from '../helpers/api.js';
@@ -262,14 +262,20 @@ describe('requests', () => {
     });
   });
 
-  it('refuses top_k and thinking by name, and every other unknown or bad field, with a 400', async () => {
-    await expect(client().messages.create({ ...ask('local/echo', 'x'), top_k: 5 } as Anthropic.MessageCreateParamsNonStreaming)).rejects.toMatchObject({
-      status: 400,
-    });
+  it('takes top_k, thinking and output_config as Anthropic does; refuses by name what the chat format cannot carry, and every unknown or bad field', async () => {
+    // This SDK no longer declares the sampling fields; Anthropic's API still takes them.
+    const accepted = await client().messages.create({
+      ...ask('local/echo', 'x'),
+      top_k: 5,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      output_config: { effort: 'high' },
+    } as Anthropic.MessageCreateParamsNonStreaming);
+    expect(accepted.stop_reason).toBe('end_turn');
     const refusals: [Record<string, unknown>, string, string | null][] = [
-      [{ top_k: 5 }, 'top_k', 'unsupported_parameter'],
-      [{ thinking: { type: 'enabled', budget_tokens: 2048 } }, 'thinking', 'unsupported_parameter'],
-      [{ output_config: { effort: 'high' } }, 'output_config', 'unknown_field'],
+      [{ context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } }, 'context_management', 'unsupported_parameter'],
+      [{ stop_sequences: ['a', 'b', 'c', 'd', 'e'] }, 'stop_sequences', null],
+      [{ output_config: { task_budget: { type: 'tokens', total: 1000 } } }, 'output_config.task_budget', 'unknown_field'],
+      [{ thinking: { type: 'enabled' } }, 'thinking.budget_tokens', 'missing_field'],
       [{ max_tokens: undefined }, 'max_tokens', 'missing_field'],
       [{ temperature: 1.5 }, 'temperature', null],
       [{ model: 'Bad Model' }, 'model', null],
@@ -287,8 +293,8 @@ describe('requests', () => {
       const answer = await t.call('POST', `${API}/messages`, { body: { ...ask('local/echo', 'x'), ...extra } });
       expectApiError(answer, 400, { type: 'invalid_request_error', param, ...(code ? { code } : {}) });
     }
-    const refused = await t.call('POST', `${API}/messages`, { body: { ...ask('local/echo', 'x'), top_k: 5 } });
-    expect(refused.body.error.message).toContain('not supported through /api/v1/messages yet');
+    const refused = await t.call('POST', `${API}/messages`, { body: { ...ask('local/echo', 'x'), context_management: { edits: [] } } });
+    expect(refused.body.error.message).toContain("'context_management' is not supported for local/echo");
     const badBlock = await t.call('POST', `${API}/messages`, { body: { ...ask('local/echo', 'x'), messages: [{ role: 'user', content: [{ type: 'thinking' }] }] } });
     expect(badBlock.body.error.message).toContain("the block at [0].type: Invalid discriminator value. Expected 'text' | 'image' | 'document' | 'tool_result'");
     // Disabled thinking and a caching hint are fine.
@@ -310,19 +316,18 @@ describe('requests', () => {
     expect(events[0]).toMatch(/^event: message_start\n/);
     const last = events.at(-1)!;
     expect(last).toMatch(/^event: error\n/);
-    expect(JSON.parse(last.split('\ndata: ')[1]!)).toMatchObject({ type: 'error', error: { type: 'api_error', code: 'upstream_error' } });
+    // Relayed as the upstream sent it (the fake's default mid-stream error is overloaded_error).
+    expect(JSON.parse(last.split('\ndata: ')[1]!)).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
     expect(events.some((event) => event.startsWith('event: message_stop'))).toBe(false);
 
     anthropic.script({ kind: 'stream_error', afterDeltas: 1 });
-    await expect(client().messages.stream(ask('claude-haiku-4-5', 'a stream that breaks off here')).finalMessage()).rejects.toMatchObject({
-      type: 'api_error',
-    });
+    await expect(client().messages.stream(ask('claude-haiku-4-5', 'a stream that breaks off here')).finalMessage()).rejects.toThrow(/overloaded_error/);
     expect((await t.call('GET', `${API}/credits/balance`)).body.held_credits).toBe(0);
   });
 });
 
 describe('count_tokens', () => {
-  it('answers the estimate the gateway holds credits for, without calling any upstream', async () => {
+  it('answers the estimate the gateway holds credits for on a translated model, the upstream’s own count on an Anthropic one', async () => {
     const params = { model: 'local/echo', system: 'be brief', messages: [{ role: 'user' as const, content: 'count my tokens' }] };
     const { input_tokens } = await client().messages.countTokens(params);
     expect(input_tokens).toBeGreaterThan(0);
@@ -332,8 +337,9 @@ describe('count_tokens', () => {
 
     const before = anthropic.requests.length;
     const bare = await client().messages.countTokens({ ...params, model: 'claude-haiku-4-5' });
-    expect(bare.input_tokens).toBe(input_tokens);
-    expect(anthropic.requests.length).toBe(before);
+    expect(anthropic.requests.length).toBe(before + 1);
+    expect(anthropic.requests.at(-1)).toMatchObject({ path: expect.stringMatching(/^\/v1\/messages\/count_tokens/), body: { ...params, model: 'claude-haiku-4-5' } });
+    expect(bare.input_tokens).toBe(countInputTokens(params));
 
     const refused = await t.call('POST', `${API}/messages/count_tokens`, { body: { ...params, max_tokens: 10 } });
     expectApiError(refused, 400, { param: 'max_tokens', code: 'unknown_field' });

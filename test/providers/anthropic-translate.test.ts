@@ -231,10 +231,12 @@ describe('Anthropic message → OpenAI chat completion', () => {
       object: 'chat.completion',
       model: 'anthropic/claude-test',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 17, completion_tokens: 3, total_tokens: 20 },
+      // The cache read is OpenAI's cached_tokens, inside prompt_tokens as OpenAI counts them.
+      usage: { prompt_tokens: 17, completion_tokens: 3, total_tokens: 20, prompt_tokens_details: { cached_tokens: 5 } },
     });
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
-    expect(usage).toEqual({ inputTokens: 17, outputTokens: 3 });
+    // The split the gateway prices: 5 read, 2 written for five minutes (the default ttl).
+    expect(usage).toEqual({ inputTokens: 17, outputTokens: 3, cacheReadTokens: 5, cacheWriteTokens: 2, cacheWrite1hTokens: 0 });
   });
 
   it('turns tool_use blocks into tool calls', () => {
@@ -287,6 +289,21 @@ describe('Anthropic stream events → OpenAI chunks', () => {
       {},
     ]);
     expect(chunks.at(-1)).toMatchObject({ id: 'chatcmpl-s', choices: [{ finish_reason: 'tool_calls' }], usage: { prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 } });
+  });
+
+  it('reports the cache read of message_start as cached_tokens; message_delta’s counts, where it has them, win', () => {
+    const cachedStart = sse({ type: 'message_start', message: { id: 'msg_c', usage: { input_tokens: 3, output_tokens: 1, cache_read_input_tokens: 40, cache_creation_input_tokens: 8 } } });
+    const text = [
+      sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
+      sse({ type: 'content_block_stop', index: 0 }),
+    ];
+    const fromStart = run([cachedStart, ...text, sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }), sse({ type: 'message_stop' })]);
+    expect(fromStart.at(-1)?.usage).toEqual({ prompt_tokens: 51, completion_tokens: 2, total_tokens: 53, prompt_tokens_details: { cached_tokens: 40 } });
+
+    const newer = sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 48, cache_creation_input_tokens: 0 } });
+    const fromDelta = run([cachedStart, ...text, newer, sse({ type: 'message_stop' })]);
+    expect(fromDelta.at(-1)?.usage).toEqual({ prompt_tokens: 51, completion_tokens: 2, total_tokens: 53, prompt_tokens_details: { cached_tokens: 48 } });
   });
 
   it('skips pings, thinking blocks and event types it does not know', () => {

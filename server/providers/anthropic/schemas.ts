@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AnthropicUsage } from './usage.js';
 
 /**
  * What we rely on in Anthropic's Messages API answers and stream events. Everything else the
@@ -23,12 +24,8 @@ export const ToolUseBlock = z.looseObject({
 });
 const ContentBlock = z.union([TextBlock, ToolUseBlock, skipped('text', 'tool_use')]);
 
-export const AnthropicUsage = z.looseObject({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_creation_input_tokens: z.number().int().nonnegative().nullish(),
-  cache_read_input_tokens: z.number().int().nonnegative().nullish(),
-});
+/** A finished message's usage: its two counts are always there (the cache's may be). */
+const MessageUsage = AnthropicUsage.extend({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() });
 
 export const AnthropicMessage = z.looseObject({
   id: z.string(),
@@ -37,7 +34,7 @@ export const AnthropicMessage = z.looseObject({
   content: z.array(ContentBlock),
   stop_reason: z.string().nullable(),
   stop_sequence: z.string().nullish(),
-  usage: AnthropicUsage,
+  usage: MessageUsage,
 });
 export type AnthropicMessage = z.infer<typeof AnthropicMessage>;
 
@@ -47,7 +44,7 @@ const InputJsonDelta = z.looseObject({ type: z.literal('input_json_delta'), part
 export const StreamEvent = z.discriminatedUnion('type', [
   z.looseObject({
     type: z.literal('message_start'),
-    message: z.looseObject({ id: z.string(), usage: AnthropicUsage.partial() }),
+    message: z.looseObject({ id: z.string(), usage: AnthropicUsage }),
   }),
   z.looseObject({
     type: z.literal('content_block_start'),
@@ -63,7 +60,7 @@ export const StreamEvent = z.discriminatedUnion('type', [
   z.looseObject({
     type: z.literal('message_delta'),
     delta: z.looseObject({ stop_reason: z.string().nullish(), stop_sequence: z.string().nullish() }),
-    usage: AnthropicUsage.partial().nullish(),
+    usage: AnthropicUsage.nullish(),
   }),
   z.looseObject({ type: z.literal('message_stop') }),
   z.looseObject({ type: z.literal('ping') }),

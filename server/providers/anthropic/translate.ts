@@ -14,7 +14,8 @@
  * - Assistant tool call arguments must be a JSON object (Anthropic's `input`); empty arguments
  *   count as `{}`; anything else is a 400 naming the message.
  * - `temperature` is passed on as is up to 1 and clamped to 1 above (Anthropic's range is 0–1;
- *   OpenAI's 0–2 is not rescaled). `max_tokens` is the call's output budget, always sent.
+ *   OpenAI's 0–2 is not rescaled). `top_k` goes as it is. `max_tokens` is the call's output
+ *   budget, always sent.
  * - Structured output (`response_format` json_object / json_schema) is a forced tool whose
  *   input is the answer (see `structuredAnswerOf`): its input comes back as the message text.
  * - Refused by name (a 400): fields that would change the answer and that Anthropic cannot
@@ -24,7 +25,8 @@
  *   (usage always comes on the last chunk). Audio parts and file ids are a 400.
  * - Answers: text blocks are concatenated; `tool_use` blocks become `tool_calls`; other blocks
  *   (thinking, server tools) are skipped. Prompt tokens count cache writes and reads too, as
- *   OpenAI's `prompt_tokens` does.
+ *   OpenAI's `prompt_tokens` does; cache reads are its `prompt_tokens_details.cached_tokens`, and
+ *   the usage the gateway prices carries the cache split (reads, 5-minute and 1-hour writes).
  */
 import { invalidRequest } from '../../errors.js';
 import { ChatCompletionBody } from '../../../src/contract/schemas/inference.js';
@@ -32,7 +34,9 @@ import type { ServerSentEvent } from '../../../src/client/sse.js';
 import type { ChatBody, ChatCall, ChatChunk, ChatCompletionJson, TokenUsage } from '../types.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { contentText } from '../tokens.js';
+import { chatUsageOf } from '../openai/usage.js';
 import { AnthropicMessage, StreamEvent, STREAM_EVENT_TYPES } from './schemas.js';
+import { mergeUsage, tokenUsageOf, type AnthropicUsage } from './usage.js';
 
 // ---------------------------------------------------------------------------------------------
 // Request
@@ -65,6 +69,7 @@ export interface AnthropicRequest {
   tool_choice?: AnthropicToolChoice;
   temperature?: number;
   top_p?: number;
+  top_k?: number;
   stop_sequences?: string[];
   metadata?: { user_id: string };
   stream?: boolean;
@@ -266,6 +271,7 @@ export function toAnthropicRequest(call: Pick<ChatCall, 'model' | 'body' | 'maxO
   }
   if (body.temperature != null) request.temperature = Math.min(body.temperature, 1);
   if (body.top_p != null) request.top_p = body.top_p;
+  if (body.top_k != null) request.top_k = body.top_k;
   if (body.stop != null) request.stop_sequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
   if (body.user !== undefined) request.metadata = { user_id: body.user };
   return request;
@@ -289,18 +295,6 @@ export function finishReason(stopReason: string | null | undefined): string {
       return 'stop';
   }
 }
-
-type UsageCounts = { input_tokens?: number | undefined; cache_creation_input_tokens?: number | null | undefined; cache_read_input_tokens?: number | null | undefined };
-
-/** Input tokens as OpenAI counts them: Anthropic's `input_tokens` leaves out the cache's. */
-const inputTokens = (usage: UsageCounts) =>
-  (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-
-const openAIUsage = (usage: TokenUsage) => ({
-  prompt_tokens: usage.inputTokens,
-  completion_tokens: usage.outputTokens,
-  total_tokens: usage.inputTokens + usage.outputTokens,
-});
 
 const completionId = (messageId: string) => `chatcmpl-${messageId.replace(/^msg_/, '')}`;
 
@@ -326,7 +320,7 @@ export function fromAnthropicMessage(
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
     }
   }
-  const usage = { inputTokens: inputTokens(message.usage), outputTokens: message.usage.output_tokens };
+  const usage = tokenUsageOf(message.usage);
   return {
     usage,
     completion: {
@@ -345,7 +339,7 @@ export function fromAnthropicMessage(
           finish_reason: answered && toolCalls.length === 0 ? 'stop' : finishReason(message.stop_reason),
         },
       ],
-      usage: openAIUsage(usage),
+      usage: chatUsageOf(usage),
     },
   };
 }
@@ -381,7 +375,8 @@ export interface StreamTranslator {
 export function createStreamTranslator(options: StreamTranslatorOptions): StreamTranslator {
   let id = 'chatcmpl-pending';
   const created = Math.floor(Date.now() / 1000);
-  let input = 0;
+  /** The usage so far: the input side from message_start, the output (and newer versions' input again) from message_delta. */
+  let usage: AnthropicUsage = {};
   let finished = false;
   /** Anthropic block index → the tool call's OpenAI index, its arguments so far, and the input of its start event. */
   const tools = new Map<number, { index: number; sent: number; input: Record<string, unknown> | undefined }>();
@@ -402,7 +397,7 @@ export function createStreamTranslator(options: StreamTranslatorOptions): Stream
     switch (event.type) {
       case 'message_start':
         id = completionId(event.message.id);
-        input = inputTokens(event.message.usage);
+        usage = mergeUsage(usage, event.message.usage);
         return [chunk({ role: 'assistant', content: '' })];
       case 'content_block_start': {
         const block = event.content_block;
@@ -448,9 +443,10 @@ export function createStreamTranslator(options: StreamTranslatorOptions): Stream
         return [toolDelta(tool.index, { arguments: JSON.stringify(tool.input ?? {}) })];
       }
       case 'message_delta': {
-        const usage = { inputTokens: event.usage?.input_tokens != null ? inputTokens(event.usage) : input, outputTokens: event.usage?.output_tokens ?? 0 };
+        // message_start's output count is a first guess: the delta's is the real one (0 if it has none).
+        usage = mergeUsage({ ...usage, output_tokens: 0 }, event.usage ?? {});
         const finish = answerBlock && tools.size === 0 ? 'stop' : finishReason(event.delta.stop_reason);
-        return [{ ...chunk({}, finish), usage: openAIUsage(usage) }];
+        return [{ ...chunk({}, finish), usage: chatUsageOf(tokenUsageOf(usage)) }];
       }
       case 'message_stop':
         finished = true;

@@ -11,7 +11,9 @@ import {
   UpstreamResponseEvent,
   UpstreamResponseObject,
   UpstreamStreamError,
+  writtenText,
 } from './schemas.js';
+import { tokenUsageOfChat } from './usage.js';
 
 export interface OpenAIAdapterOptions {
   /** The upstream's HTTP layer: base URL (with `/v1`), `Authorization` header, timeouts, retries. */
@@ -21,9 +23,9 @@ export interface OpenAIAdapterOptions {
 }
 
 /** Usage by estimate, for an upstream that does not count (some local servers do not). */
-function estimateUsage(call: ChatCall, message: { content: string | null; tool_calls?: { function: { arguments: string } }[] } | undefined) {
+function estimateUsage(call: ChatCall, message: z.output<typeof UpstreamChatCompletion>['choices'][number]['message'] | undefined) {
   const input = estimateChatInputTokens(call.body, UNBOUNDED);
-  const output = estimateTokens((message?.content ?? '') + (message?.tool_calls?.map((c) => c.function.arguments).join('') ?? ''));
+  const output = estimateTokens(message ? writtenText(message) : '');
   return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
 
@@ -97,10 +99,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
       const raw = await upstream.json('/chat/completions', { body: chatRequest(call, false), signal: call.signal });
       const completion = parse(UpstreamChatCompletion, raw, 'a chat completion');
       const usage = completion.usage ?? estimateUsage(call, completion.choices[0]?.message);
-      return {
-        completion: { ...completion, usage },
-        usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens },
-      };
+      return { completion: { ...completion, usage }, usage: tokenUsageOfChat(usage) };
     },
 
     async *chatStream(call) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessagesModel } from '../../../src/contract/schemas/messages.js';
+import { MessagesBody, MessagesModel } from '../../../src/contract/schemas/messages.js';
 
 /**
  * What the translation of a Messages request to a chat completion can carry (a non-Anthropic
@@ -7,7 +7,9 @@ import { MessagesModel } from '../../../src/contract/schemas/messages.js';
  * for translation is read again with these stricter schemas, so a field or block the chat format
  * cannot hold is a 400 that names it, never silently dropped.
  * `cache_control` is accepted and ignored everywhere it may stand: it is a prompt-caching hint
- * that changes no answer, and clients (Claude Code) send it routinely.
+ * that changes no answer, and clients (Claude Code) send it routinely. So are the other hints
+ * (`tools[].eager_input_streaming`, `thinking.display`), and the thinking blocks of earlier
+ * answers, which the chat format has no place for.
  */
 
 const CacheControl = z
@@ -79,8 +81,15 @@ const ToolResultBlock = z.strictObject({
   cache_control: CacheControl,
 });
 
+/**
+ * An earlier answer's reasoning, as a client sends it back. The chat format has no place for it,
+ * so it is dropped; its signature is not checked (translated answers carry an empty one).
+ */
+const ThinkingBlock = z.strictObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string(), cache_control: CacheControl });
+const RedactedThinkingBlock = z.strictObject({ type: z.literal('redacted_thinking'), data: z.string(), cache_control: CacheControl });
+
 const UserBlock = z.discriminatedUnion('type', [MessagesTextBlock, ImageBlock, DocumentBlock, ToolResultBlock]);
-const AssistantBlock = z.discriminatedUnion('type', [MessagesTextBlock, ToolUseBlock]);
+const AssistantBlock = z.discriminatedUnion('type', [MessagesTextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock]);
 
 export const MessagesMessage = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('user'), content: stringOrBlocks(z.array(UserBlock).min(1)) }),
@@ -95,6 +104,8 @@ export const MessagesTool = z.strictObject({
   input_schema: z.looseObject({ type: z.literal('object') }),
   strict: z.boolean().optional(),
   cache_control: CacheControl,
+  // How Anthropic streams a tool's input; chat upstreams stream arguments as they come anyway.
+  eager_input_streaming: z.boolean().nullish(),
 });
 
 const ParallelHint = { disable_parallel_tool_use: z.boolean().optional() };
@@ -108,11 +119,28 @@ export const MessagesToolChoice = z.discriminatedUnion('type', [
 
 const System = stringOrBlocks(z.array(MessagesTextBlock)).describe('System prompt: a string or text blocks');
 
-/** Declared so that a refusal names it (only `{type: "disabled"}` passes), not an unknown field. */
-const Thinking = z
-  .looseObject({ type: z.string() })
+/** `summarized` or `omitted`: how Anthropic shows thinking; a translated answer shows what the upstream sends. */
+const ThinkingDisplay = { display: z.enum(['summarized', 'omitted']).nullish() };
+
+const MessagesThinking = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive(), ...ThinkingDisplay }),
+    z.strictObject({ type: z.literal('adaptive'), ...ThinkingDisplay }),
+    z.strictObject({ type: z.literal('between_tools') }),
+    z.strictObject({ type: z.literal('disabled') }),
+  ])
   .nullish()
-  .describe('Only {"type":"disabled"}: extended thinking is not supported through this endpoint yet');
+  .describe("Extended thinking: the model's reasoning effort where it has one (budget_tokens under 2048 low, under 8192 medium, else high)");
+
+const OutputConfig = z
+  .strictObject({
+    effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).nullish().describe("The model's reasoning effort, where it has one (max is xhigh)"),
+    format: z
+      .strictObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) })
+      .nullish()
+      .describe('Structured output: the answer is JSON that fits the schema (chat response_format json_schema)'),
+  })
+  .optional();
 
 /** What both operations read: the conversation and what the model may call. */
 const Conversation = {
@@ -120,21 +148,28 @@ const Conversation = {
   system: System.optional(),
   tools: z.array(MessagesTool).max(128).optional().describe('Tools the model may call'),
   tool_choice: MessagesToolChoice.optional().describe('auto, any, tool (with name) or none'),
-  thinking: Thinking,
+  thinking: MessagesThinking,
+  output_config: OutputConfig,
   cache_control: CacheControl,
 };
 
+/** Read as the contract reads them: the translation takes them as they are. */
+const { max_tokens, stream, temperature, top_p } = MessagesBody.shape;
+
 export const TranslatableMessagesBody = z.strictObject({
   model: MessagesModel,
-  max_tokens: z.number().int().positive().describe('Maximum number of tokens to generate'),
+  max_tokens,
   ...Conversation,
-  stream: z.boolean().optional().describe('Stream the answer as Anthropic server-sent events'),
-  temperature: z.number().min(0).max(1).nullish().describe('Randomness, 0.0 to 1.0'),
-  top_p: z.number().min(0).max(1).nullish(),
-  top_k: z.number().int().min(0).nullish().describe('Not supported through this endpoint yet: refused'),
-  // The chat format takes at most four.
-  stop_sequences: z.array(z.string()).max(4).optional().describe('Up to 4 sequences that stop the answer'),
+  stream,
+  temperature,
+  top_p,
+  top_k: z.number().int().min(0).nullish().describe('Top-k sampling: passed on as top_k (vLLM, OpenRouter and Together take it)'),
+  // The chat format takes at most four (Anthropic's own upstreams, relayed, take more).
+  stop_sequences: z.array(z.string()).max(4, 'at most 4 stop sequences fit the chat format this model is served through').optional().describe('Up to 4 sequences that stop the answer'),
   metadata: z.strictObject({ user_id: z.string().nullish() }).optional().describe('user_id is passed on as the end user'),
+  service_tier: z.enum(['auto', 'standard_only']).optional().describe('Passed on as the chat service_tier: auto, or default for standard_only'),
+  // Declared so that the refusal names it: it edits the conversation on Anthropic's side.
+  context_management: z.unknown().optional().describe('Refused: clearing old tool results and thinking is done by Anthropic models only'),
 });
 export type TranslatableMessagesBody = z.output<typeof TranslatableMessagesBody>;
 

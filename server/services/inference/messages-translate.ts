@@ -1,7 +1,8 @@
 /**
- * The Anthropic Messages API ⇄ the gateway's chat completions, both ways, as pure functions. The
- * `/messages` front door is served by the chat service, so it is held, metered and recorded
- * exactly as a chat completion is.
+ * Anthropic Messages API requests as the gateway's chat completions, as pure functions. The
+ * `/messages` front door is served by the chat service for every upstream that does not speak
+ * the Messages API itself, so it is held, metered and recorded exactly as a chat completion is;
+ * messages-answers.ts turns the answers back.
  *
  * Decisions worth knowing:
  * - A model name without `/` is an Anthropic one: `claude-sonnet-4-5` is `anthropic/claude-sonnet-4-5`.
@@ -9,30 +10,40 @@
  *   `tool_result` blocks become `tool` messages, placed before the rest of the turn, which stays
  *   one user message (text, images as `image_url`, PDFs as `file`). An assistant turn is one
  *   assistant message: its text joined, its `tool_use` blocks as `tool_calls` with the input as
- *   JSON text. A `tool_result` with `is_error` is marked `Error: ` (tool messages have no flag).
- * - Refused by name, not dropped: `top_k`, `thinking` other than disabled, images inside a tool
- *   result, `tool_choice` without tools or naming a tool not offered.
- * - `cache_control` is a caching hint and is ignored. `disable_parallel_tool_use` is
- *   `parallel_tool_calls: false`; `metadata.user_id` is `user`; `stop_sequences` is `stop`.
- * - Answers: `finish_reason` stop → `end_turn`, length → `max_tokens`, tool_calls → `tool_use`,
- *   content_filter → `refusal`. The chat format does not say which stop sequence ended an
- *   answer, so `stop_sequence` stays null and such an answer reads `end_turn`.
+ *   JSON text; its `thinking` blocks are dropped (chat messages have no place for them). A
+ *   `tool_result` with `is_error` is marked `Error: ` (tool messages have no flag).
+ * - Thinking is the model's `reasoning_effort` where it has one (reasoning-effort.ts: OpenAI's
+ *   o-series and gpt-5): `output_config.effort` as it is (`max` is `xhigh`, the chat format's
+ *   highest), else `thinking.budget_tokens` by `effortOfBudget`; `disabled` is `low`, the least
+ *   every such model takes; `adaptive` and `between_tools` leave the model's default. Such
+ *   models are sent `max_completion_tokens` (they refuse `max_tokens`). On any other model
+ *   thinking is accepted and has no effect.
+ * - `top_k` is `top_k` (vLLM, OpenRouter and Together take it); `output_config.format` is a
+ *   `json_schema` `response_format`; `service_tier` is `service_tier` (`standard_only` is
+ *   OpenAI's `default`); `disable_parallel_tool_use` is `parallel_tool_calls: false`;
+ *   `metadata.user_id` is `user`; `stop_sequences` is `stop`.
+ * - Hints with no effect, accepted: `cache_control`, `tools[].eager_input_streaming`,
+ *   `thinking.display`.
+ * - Refused by name, not dropped: `context_management`, images inside a tool result,
+ *   `tool_choice` without tools or naming a tool not offered, more than 4 stop sequences (and,
+ *   by the schemas of messages-translatable.ts, any field they do not know).
  */
-import { randomBytes } from 'node:crypto';
-import type { z } from 'zod';
-import type { MessageObject, MessagesStopReason } from '../../../src/contract/schemas/messages.js';
-import { anthropicError } from '../../error-shapes.js';
-import { ApiError, invalidRequest } from '../../errors.js';
-import type { SseEvent } from '../../http/sse.js';
-import type { ChatBody, ChatChunk, ChatCompletionJson } from '../../providers/types.js';
+import { invalidRequest } from '../../errors.js';
+import type { ChatBody } from '../../providers/types.js';
 import type { MessagesMessage, TranslatableCountTokensBody, TranslatableMessagesBody } from './messages-translatable.js';
+import { effortOfBudget, takesReasoningEffort, type ReasoningEffort } from './reasoning-effort.js';
 
-// ---------------------------------------------------------------------------------------------
-// Request
+// The answers' side, exported from here too: the front door reads the whole translation from this module.
+export { createMessageStreamTranslator, errorEvent, toMessage, type ChatStreamError, type MessageStreamOptions } from './messages-answers.js';
 
 /** What a request may hold: count_tokens has the conversation only, create the rest too. */
 export type MessagesRequest = TranslatableCountTokensBody &
-  Partial<Pick<TranslatableMessagesBody, 'max_tokens' | 'stream' | 'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'metadata'>>;
+  Partial<
+    Pick<
+      TranslatableMessagesBody,
+      'max_tokens' | 'stream' | 'temperature' | 'top_p' | 'top_k' | 'stop_sequences' | 'metadata' | 'service_tier' | 'context_management'
+    >
+  >;
 
 type ChatMessage = ChatBody['messages'][number];
 type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], string>[number];
@@ -41,14 +52,15 @@ type ToolCall = NonNullable<Extract<ChatMessage, { role: 'assistant' }>['tool_ca
 /** `claude-sonnet-4-5` → `anthropic/claude-sonnet-4-5`; `<provider>/<model>` stays as it is. */
 export const resolveModelId = (model: string): string => (model.includes('/') ? model : `anthropic/${model}`);
 
-const unsupported = (param: string, why: string) =>
-  invalidRequest(`'${param}' is not supported through /api/v1/messages yet: ${why}. Leave it out.`, param, 'unsupported_parameter');
-
-/** Fields with no equivalent in the chat format every model is served through. */
-function refuseUntranslatable(request: MessagesRequest): void {
-  if (request.top_k != null) throw unsupported('top_k', 'the chat format every model is served through has no top-k sampling');
-  if (request.thinking != null && request.thinking.type !== 'disabled') {
-    throw unsupported('thinking', 'extended thinking cannot be carried through the chat format; only {"type":"disabled"} is accepted');
+/** Fields no model served through the chat format can honour. */
+function refuseUntranslatable(request: MessagesRequest, modelId: string): void {
+  if (request.context_management != null) {
+    throw invalidRequest(
+      `'context_management' is not supported for ${modelId}: clearing old tool results and thinking is done by Anthropic's ` +
+        'own models, and this one is served through the chat format. Leave it out.',
+      'context_management',
+      'unsupported_parameter',
+    );
   }
 }
 
@@ -103,6 +115,7 @@ function userMessages(content: Extract<MessagesMessage, { role: 'user' }>['conte
 
 function assistantMessage(content: Extract<MessagesMessage, { role: 'assistant' }>['content']): ChatMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
+  // Text and tool calls only: thinking blocks have no place in a chat message.
   const text = joinText(content.flatMap((block) => (block.type === 'text' ? [block] : [])));
   const calls: ToolCall[] = content.flatMap((block) =>
     block.type === 'tool_use' ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input) } }] : [],
@@ -127,9 +140,39 @@ function toolChoice(request: MessagesRequest): Pick<ChatBody, 'tool_choice' | 'p
   return { tool_choice: { type: 'function', function: { name: choice.name } }, ...parallel };
 }
 
+/** Anthropic's efforts as the chat format's: `max` has no equal there, `xhigh` is its highest. */
+const EFFORTS: Record<NonNullable<NonNullable<MessagesRequest['output_config']>['effort']>, ReasoningEffort> = {
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'xhigh',
+  max: 'xhigh',
+};
+
+/** The reasoning effort to ask of the model, where it takes one (see the top of this file). */
+function reasoningEffortOf(request: MessagesRequest, modelId: string): ReasoningEffort | undefined {
+  if (!takesReasoningEffort(modelId)) return undefined;
+  const effort = request.output_config?.effort;
+  if (effort) return EFFORTS[effort];
+  switch (request.thinking?.type) {
+    case 'enabled':
+      return effortOfBudget(request.thinking.budget_tokens);
+    case 'disabled':
+      return 'low';
+    default:
+      return undefined;
+  }
+}
+
+/** `output_config.format` as the chat format's structured output. */
+function responseFormatOf(request: MessagesRequest): Pick<ChatBody, 'response_format'> {
+  const format = request.output_config?.format;
+  return format ? { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } } } : {};
+}
+
 /** The chat completion request for a Messages API request, for the model `modelId` (`<provider>/<model>`). */
 export function toChatBody(request: MessagesRequest, modelId: string): ChatBody {
-  refuseUntranslatable(request);
+  refuseUntranslatable(request, modelId);
   const messages: ChatMessage[] = [];
   const system = typeof request.system === 'string' ? request.system : joinText(request.system ?? [], '\n\n');
   if (system !== '') messages.push({ role: 'system', content: system });
@@ -137,7 +180,7 @@ export function toChatBody(request: MessagesRequest, modelId: string): ChatBody 
     if (message.role === 'user') messages.push(...userMessages(message.content, `messages[${i}]`));
     else messages.push(assistantMessage(message.content));
   });
-  const body: ChatBody = { model: modelId, messages, ...toolChoice(request) };
+  const body: ChatBody = { model: modelId, messages, ...toolChoice(request), ...responseFormatOf(request) };
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       type: 'function' as const,
@@ -149,11 +192,19 @@ export function toChatBody(request: MessagesRequest, modelId: string): ChatBody 
       },
     }));
   }
-  if (request.max_tokens !== undefined) body.max_tokens = request.max_tokens;
+  const effort = reasoningEffortOf(request, modelId);
+  if (effort) body.reasoning_effort = effort;
+  if (request.max_tokens !== undefined) {
+    // Reasoning models refuse max_tokens; their max_completion_tokens counts reasoning, as Anthropic's max_tokens counts thinking.
+    if (takesReasoningEffort(modelId)) body.max_completion_tokens = request.max_tokens;
+    else body.max_tokens = request.max_tokens;
+  }
   if (request.temperature != null) body.temperature = request.temperature;
   if (request.top_p != null) body.top_p = request.top_p;
+  if (request.top_k != null) body.top_k = request.top_k;
   if (request.stop_sequences && request.stop_sequences.length > 0) body.stop = request.stop_sequences;
   if (request.metadata?.user_id != null) body.user = request.metadata.user_id;
+  if (request.service_tier) body.service_tier = request.service_tier === 'standard_only' ? 'default' : 'auto';
   if (request.stream === true) {
     body.stream = true;
     // Real token counts for message_delta, instead of the gateway's estimate.
@@ -162,172 +213,3 @@ export function toChatBody(request: MessagesRequest, modelId: string): ChatBody 
   return body;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Answers
-
-type StopReason = z.output<typeof MessagesStopReason>;
-
-const STOP_REASONS: Record<string, StopReason> = {
-  stop: 'end_turn',
-  length: 'max_tokens',
-  tool_calls: 'tool_use',
-  function_call: 'tool_use',
-  content_filter: 'refusal',
-};
-
-export const stopReasonOf = (finishReason: string | null | undefined): StopReason =>
-  (finishReason ? STOP_REASONS[finishReason] : undefined) ?? 'end_turn';
-
-/** `msg_…` from the completion's id (so one answer keeps one id), or a fresh one. */
-export function messageId(completionId: string | undefined): string {
-  const core = (completionId ?? '').replace(/^chatcmpl-/, '').replace(/[^A-Za-z0-9_-]/g, '');
-  return `msg_${core || randomBytes(12).toString('hex')}`;
-}
-
-/**
- * A tool call's arguments as Anthropic's `input`. A model may write arguments that are not a
- * JSON object; they are passed on as the text they are rather than lost.
- */
-export function toolInput(args: string): unknown {
-  if (args.trim() === '') return {};
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
-  }
-}
-
-/** A finished chat completion as an Anthropic `message`. */
-export function toMessage(completion: ChatCompletionJson): MessageObject {
-  const choice = completion.choices[0];
-  const content: MessageObject['content'] = [];
-  const text = choice?.message.content ?? '';
-  if (text !== '') content.push({ type: 'text', text });
-  for (const call of choice?.message.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
-  }
-  return {
-    id: messageId(completion.id),
-    type: 'message',
-    role: 'assistant',
-    model: completion.model,
-    content,
-    stop_reason: stopReasonOf(choice?.finish_reason),
-    stop_sequence: null,
-    usage: {
-      input_tokens: completion.usage?.prompt_tokens ?? 0,
-      output_tokens: completion.usage?.completion_tokens ?? 0,
-      // Not reported through the chat format; null as Anthropic says "none".
-      cache_creation_input_tokens: null,
-      cache_read_input_tokens: null,
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Streams
-
-/** The error of a chat stream's error event, as the chat service writes it. */
-export interface ChatStreamError {
-  message: string;
-  type: string;
-  code: string | null;
-  param: string | null;
-}
-
-const event = (type: string, data: Record<string, unknown>): SseEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });
-
-/** Anthropic's `event: error`, keeping the gateway's code and param beside its type. */
-export function errorEvent(error: ChatStreamError): SseEvent {
-  return event('error', { error: anthropicError(error) });
-}
-
-/**
- * Chat chunks in, Anthropic stream events out: `message_start` on the first chunk, one content
- * block per run of text and per tool call (`content_block_start`, deltas, `content_block_stop`),
- * and at the end `message_delta` with the stop reason and the usage, then `message_stop`. Blocks
- * follow one another, as Anthropic's do; an upstream that interleaves the arguments of two tool
- * calls cannot be told this way and fails the stream.
- */
-export function createMessageStreamTranslator(model: string) {
-  let started = false;
-  let id = '';
-  let nextIndex = 0;
-  /** The block being streamed: its index, and the chat tool call index when it is a tool_use. */
-  let open: { index: number; tool: number | null } | null = null;
-  const toolsSeen = new Set<number>();
-  let stopReason: StopReason = 'end_turn';
-  let usage = { input_tokens: 0, output_tokens: 0 };
-
-  function start(completionId?: string): SseEvent[] {
-    if (started) return [];
-    started = true;
-    id = messageId(completionId);
-    const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null };
-    // Input tokens are known only at the end (usage comes last): 0 here, the count in message_delta.
-    return [event('message_start', { message: { ...message, usage: { input_tokens: 0, output_tokens: 0 } } })];
-  }
-
-  function close(): SseEvent[] {
-    if (!open) return [];
-    const stop = event('content_block_stop', { index: open.index });
-    open = null;
-    return [stop];
-  }
-
-  function begin(block: Record<string, unknown>, tool: number | null): { events: SseEvent[]; index: number } {
-    const events = close();
-    const index = nextIndex++;
-    open = { index, tool };
-    events.push(event('content_block_start', { index, content_block: block }));
-    return { events, index };
-  }
-
-  function text(piece: string): SseEvent[] {
-    const current = open;
-    const { events, index } = current && current.tool === null ? { events: [], index: current.index } : begin({ type: 'text', text: '' }, null);
-    events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
-    return events;
-  }
-
-  function toolCall(call: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number]): SseEvent[] {
-    let events: SseEvent[] = [];
-    let index = open?.tool === call.index ? open.index : null;
-    if (index === null) {
-      if (toolsSeen.has(call.index)) {
-        const message = 'The upstream interleaved the arguments of two tool calls, which the Messages API cannot stream.';
-        throw new ApiError(502, 'upstream_error', message, 'upstream_bad_response');
-      }
-      toolsSeen.add(call.index);
-      const block = { type: 'tool_use', id: call.id ?? `toolu_${id.slice(4)}_${call.index}`, name: call.function?.name ?? '', input: {} };
-      ({ events, index } = begin(block, call.index));
-    }
-    const args = call.function?.arguments;
-    if (args) events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args } }));
-    return events;
-  }
-
-  return {
-    /** The events for one chat chunk (often one, sometimes none). */
-    chunk(chunk: ChatChunk): SseEvent[] {
-      const events = start(chunk.id);
-      if (chunk.usage) usage = { input_tokens: chunk.usage.prompt_tokens, output_tokens: chunk.usage.completion_tokens };
-      const choice = chunk.choices[0];
-      if (!choice) return events;
-      if (choice.delta.content) events.push(...text(choice.delta.content));
-      for (const call of choice.delta.tool_calls ?? []) events.push(...toolCall(call));
-      if (choice.finish_reason) stopReason = stopReasonOf(choice.finish_reason);
-      return events;
-    },
-    /** The end of a finished stream. */
-    done(): SseEvent[] {
-      return [
-        ...start(),
-        ...close(),
-        // Input tokens here too: the Anthropic SDKs take them from message_delta when present.
-        event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage }),
-        event('message_stop', {}),
-      ];
-    },
-  };
-}

@@ -18,6 +18,7 @@ import {
   toChatBody,
   toMessage,
   type ChatStreamError,
+  type MessageStreamOptions,
   type MessagesRequest,
 } from './messages-translate.js';
 
@@ -43,8 +44,8 @@ export async function* chatStreamItems(reply: SseReply): AsyncGenerator<ChatStre
 }
 
 /** Chat stream items as Anthropic stream events; an error, from upstream or translation, ends it with `event: error`. */
-export async function* messageEvents(items: AsyncIterable<ChatStreamItem>, model: string): AsyncGenerator<SseEvent> {
-  const translator = createMessageStreamTranslator(model);
+export async function* messageEvents(items: AsyncIterable<ChatStreamItem>, model: string, options: MessageStreamOptions = {}): AsyncGenerator<SseEvent> {
+  const translator = createMessageStreamTranslator(model, options);
   try {
     for await (const item of items) {
       if (item.kind === 'error') {
@@ -101,8 +102,13 @@ export function createMessagesService(deps: MeterOptions & { registry: ProviderR
         return answer as MessageObject | SseReply;
       }
       const request: MessagesRequest = parseOrThrow(TranslatableMessagesBody, body, 'body');
-      const result = await deps.chat.complete(caller, toChatBody(request, modelId), info.id, info.signal, 'messages.create');
-      if (result instanceof SseReply) return new SseReply(messageEvents(chatStreamItems(result), modelId));
+      const chatBody = toChatBody(request, modelId);
+      const result = await deps.chat.complete(caller, chatBody, info.id, info.signal, 'messages.create');
+      if (result instanceof SseReply) {
+        // message_start says the input tokens before the upstream has counted them: the bound credits are held for.
+        const inputTokens = estimateChatInputTokens(chatBody, boundsOf(entry));
+        return new SseReply(messageEvents(chatStreamItems(result), modelId, { inputTokens }));
+      }
       return toMessage(result);
     },
 

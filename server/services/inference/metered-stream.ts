@@ -1,4 +1,6 @@
 import { ApiError } from '../../errors.js';
+import { writtenText } from '../../providers/openai/schemas.js';
+import { chatUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
 import { estimateTokens } from '../../providers/tokens.js';
 import type { ChatChunk, TokenUsage } from '../../providers/types.js';
 import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
@@ -30,9 +32,11 @@ export async function* meteredChunks(
   const estimate = (): TokenUsage => ({ inputTokens, outputTokens: estimateTokens(produced) });
   try {
     for await (const chunk of chunks) {
-      if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      // The upstream's own count, its cached and reasoning parts included (they are priced apart).
+      if (chunk.usage) usage = tokenUsageOfChat(chunk.usage);
       const delta = chunk.choices[0]?.delta;
-      const piece = (delta?.content ?? '') + (delta?.tool_calls?.map((c) => c.function?.arguments ?? '').join('') ?? '');
+      // Reasoning is output too: it marks the first token and counts when there is no usage to read.
+      const piece = delta ? writtenText(delta) : '';
       if (piece) {
         meter.firstToken();
         produced += piece;
@@ -42,8 +46,7 @@ export async function* meteredChunks(
     }
     if (!usage && last) {
       usage = estimate();
-      const total = usage.inputTokens + usage.outputTokens;
-      yield { ...last, choices: [], usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: total } };
+      yield { ...last, choices: [], usage: chatUsageOf(usage) };
     }
   } catch (error) {
     status = signal.aborted ? 'canceled' : 'error';

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { ResponseBody } from '../../../src/contract/schemas/inference.js';
 import { invalidRequest } from '../../errors.js';
+import { responsesUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
 import type { ChatBody, ChatChunk, ChatCompletionJson, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
+import { effortOfBudget } from './reasoning-effort.js';
 
 /**
  * The Responses API on top of chat completions, for upstreams that lack it: requests become
@@ -65,9 +67,7 @@ function messagesOf(input: string | Json[]): ChatMessage[] {
 /** Budget tokens of `thinking` as the nearest `reasoning_effort`. */
 function effortOf(request: ResponseRequest): ChatBody['reasoning_effort'] {
   if (request.reasoning?.effort) return request.reasoning.effort;
-  if (request.thinking?.type !== 'enabled') return undefined;
-  const budget = request.thinking.budget_tokens ?? 4096;
-  return budget < 2048 ? 'low' : budget < 8192 ? 'medium' : 'high';
+  return request.thinking?.type === 'enabled' ? effortOfBudget(request.thinking.budget_tokens) : undefined;
 }
 
 /** `text.format` (the Responses API's structured output) as chat's `response_format`. */
@@ -176,9 +176,7 @@ export function responseObject(
     status: fields.status,
     model: meta.model,
     output: fields.output ?? [],
-    usage: fields.usage
-      ? { input_tokens: fields.usage.inputTokens, output_tokens: fields.usage.outputTokens, total_tokens: fields.usage.inputTokens + fields.usage.outputTokens }
-      : null,
+    usage: fields.usage ? responsesUsageOf(fields.usage) : null,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete ? { reason: fields.incomplete } : null,
     instructions: request.instructions ?? null,
@@ -247,7 +245,7 @@ export async function* chunksToEvents(
   let finish: string | null = null;
 
   for await (const chunk of chunks) {
-    if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+    if (chunk.usage) usage = tokenUsageOfChat(chunk.usage);
     const choice = chunk.choices[0];
     if (!choice) continue;
     finish = choice.finish_reason ?? finish;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ResponseObject } from '../../../src/contract/schemas/inference.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
+import { tokenUsageOfResponses } from '../../providers/openai/usage.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
@@ -54,13 +55,8 @@ function nativeBody(request: ResponseRequest, upstreamModel: string): Json {
   };
 }
 
-/** A usage object of the Responses API as token usage. */
-function usageOf(response: Json | undefined): TokenUsage | null {
-  const usage = response?.usage as { input_tokens?: unknown; output_tokens?: unknown } | null | undefined;
-  return typeof usage?.input_tokens === 'number' && typeof usage.output_tokens === 'number'
-    ? { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens }
-    : null;
-}
+/** A usage object of the Responses API as token usage, its cached and reasoning parts included (they are priced apart). */
+const usageOf = (response: Json | undefined): TokenUsage | null => tokenUsageOfResponses(response?.usage);
 
 /** The body of a response that a stop of the server cut short. */
 export const interrupted = (code: string, message: string) => (body: Json) => ({ ...body, status: 'failed', error: { code, message } });

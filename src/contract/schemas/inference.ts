@@ -87,6 +87,8 @@ export const ChatCompletionBody = z.looseObject({
   image_model: z.string().min(1).optional().describe('Overrides the model argument of image tool calls'),
   temperature: Temperature.nullish(),
   top_p: z.number().min(0).max(1).nullish(),
+  // Not OpenAI's: vLLM, OpenRouter and Together take it (and Anthropic models, translated); OpenAI itself refuses it.
+  top_k: z.number().int().min(0).nullish().describe('Top-k sampling, for upstreams that have it (vLLM, OpenRouter, Together, Anthropic)'),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
   n: z.number().int().min(1).max(128).nullish().describe('Choices to generate (more than 1 where the provider supports it)'),
@@ -112,10 +114,26 @@ export const ChatCompletionBody = z.looseObject({
   store: z.boolean().nullish(),
 });
 
+const TokenCount = z.number().int().nonnegative();
+
+/** What the prompt and the completion counts are made of, as OpenAI reports it (parts of the totals, priced apart). */
 export const Usage = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
+  prompt_tokens_details: z
+    .looseObject({ cached_tokens: TokenCount.optional(), audio_tokens: TokenCount.optional() })
+    .optional()
+    .describe('cached_tokens: prompt tokens read from the prompt cache (billed at the cached-input price)'),
+  completion_tokens_details: z
+    .looseObject({
+      reasoning_tokens: TokenCount.optional(),
+      audio_tokens: TokenCount.optional(),
+      accepted_prediction_tokens: TokenCount.optional(),
+      rejected_prediction_tokens: TokenCount.optional(),
+    })
+    .optional()
+    .describe('reasoning_tokens: completion tokens spent reasoning (billed at the reasoning price)'),
 });
 
 export const ChatCompletion = z.looseObject({
