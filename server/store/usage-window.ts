@@ -1,45 +1,67 @@
 import type { UsageFilter } from './types.js';
 
 /**
- * Usage reports read hourly rollups (`usage_hourly`, one row per UTC hour, app, key, user and
- * model, written in the same transaction as each usage row) instead of scanning usage rows. A
- * report's window is exact to the millisecond all the same: the hours wholly inside it come from
- * the rollups, and the partial hours at its two edges from the usage rows themselves (at most two
- * hours of one app's rows, read through the (app, time) indexes).
+ * Usage reports read rollups, written in the same transaction as each usage row, instead of
+ * scanning usage rows:
+ * - `usage_hourly`: per UTC hour, app, user, key and model (a user's own reports);
+ * - `usage_hourly_models`: per UTC hour, app and model (an app's reports by model and by time);
+ * - `usage_daily_users`: per UTC day, app and user (an app's report per user: users × days, where
+ *   users × hours would be nearly as many rows as the usage itself).
  *
- * A row's hour is the first 13 characters of its RFC 3339 UTC time (`2026-03-01T12`), the same
- * key the hourly buckets of a report use.
+ * Answers stay exact to the millisecond. A window [start, end] is read as the rollups of the
+ * whole days and hours from the first hour boundary at or after `start` to the end of the hour
+ * holding `end`, plus the usage rows of the partial first hour (start up to that boundary), minus
+ * the usage rows of the last hour that come after `end`. A window ending now has nothing after
+ * its end, so it reads rollups and one partial hour of usage rows at most (through the (app,
+ * time) indexes); a window inside one hour that does not start on it is read from usage rows.
+ *
+ * A row's hour is the first 13 characters of its RFC 3339 UTC time (`2026-03-01T12`), its day
+ * the first 10 (`2026-03-01`): the keys of the reports' hour and day buckets.
  */
 export const HOUR_KEY_LENGTH = 13;
+export const DAY_KEY_LENGTH = 10;
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
+/** Keys compare as text, like the times: `2026-03-01T23` < `2026-03-02` <= `2026-03-02T00`. */
 export interface UsageWindowParts {
-  /** Rollup hours `fromHour <= hour < toHour` (equal when no whole hour fits in the window). */
+  /** Usage rows added: `start <= created_at < headEnd`, and `created_at <= end`. */
+  headEnd: string;
+  /** Usage rows taken away: `end < created_at < tailEnd`. */
+  tailEnd: string;
+  /** Rollup hours `fromHour <= hour < toHour`… */
   fromHour: string;
   toHour: string;
-  /** Usage rows of the partial first hour: `start <= created_at < headEnd`. */
-  headEnd: string;
-  /** Usage rows of the partial last hour: `tailStart <= created_at <= end` (end inclusive, as the filter's). */
-  tailStart: string;
+  /** …of which whole days `fromDay <= day < toDay`; the hours outside them are `fromHour <= hour < fromDay` and `toDay <= hour < toHour`. */
+  fromDay: string;
+  toDay: string;
 }
 
 const hourKey = (ms: number) => new Date(ms).toISOString().slice(0, HOUR_KEY_LENGTH);
+const dayKey = (ms: number) => new Date(ms).toISOString().slice(0, DAY_KEY_LENGTH);
+const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Splits a report's window into whole hours (rollups) and the partial hours at its edges (usage rows). */
+/** Splits a report's window into rollups of whole days and hours, and the usage rows at its edges. */
 export function splitUsageWindow(filter: Pick<UsageFilter, 'start' | 'end'>): UsageWindowParts {
-  const start = Date.parse(filter.start);
-  // The end is inclusive: the hour of `end` is whole only when it ends at end + 1 ms.
-  const firstWhole = Math.ceil(start / HOUR_MS) * HOUR_MS;
-  const afterLastWhole = Math.floor((Date.parse(filter.end) + 1) / HOUR_MS) * HOUR_MS;
-  if (firstWhole >= afterLastWhole) {
-    // No whole hour: every row of the window is read as it is.
-    return { fromHour: hourKey(firstWhole), toHour: hourKey(firstWhole), headEnd: filter.start, tailStart: filter.start };
+  const firstHour = Math.ceil(Date.parse(filter.start) / HOUR_MS) * HOUR_MS;
+  // The end is inclusive: its hour ends at the first boundary after it.
+  const endOfHours = Math.ceil((Date.parse(filter.end) + 1) / HOUR_MS) * HOUR_MS;
+  if (firstHour >= endOfHours) {
+    // Inside one hour, not from its start: every row of the window is read as it is.
+    const none = hourKey(endOfHours);
+    return { headEnd: iso(endOfHours), tailEnd: filter.end, fromHour: none, toHour: none, fromDay: none, toDay: none };
   }
+  const firstDay = Math.ceil(firstHour / DAY_MS) * DAY_MS;
+  const endOfDays = Math.floor(endOfHours / DAY_MS) * DAY_MS;
+  const wholeDays = firstDay < endOfDays;
   return {
-    fromHour: hourKey(firstWhole),
-    toHour: hourKey(afterLastWhole),
-    headEnd: new Date(firstWhole).toISOString(),
-    tailStart: new Date(afterLastWhole).toISOString(),
+    headEnd: iso(firstHour),
+    tailEnd: iso(endOfHours),
+    fromHour: hourKey(firstHour),
+    toHour: hourKey(endOfHours),
+    // No whole day: an empty range of days where the hours end, so every hour is outside days.
+    fromDay: wholeDays ? dayKey(firstDay) : hourKey(endOfHours),
+    toDay: wholeDays ? dayKey(endOfDays) : hourKey(endOfHours),
   };
 }

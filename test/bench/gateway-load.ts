@@ -152,6 +152,37 @@ export const gatewayLoadChildren: Record<string, () => Promise<void>> = {
   'gateway-load/svc': svcChild,
 };
 
+/** The fake upstream in a process of its own, and the providers file in `dir` that svc children read, naming it. */
+export async function startBenchUpstream(dir: string): Promise<BenchChild<{ url: string }>> {
+  const upstream = await startChild<{ url: string }>('gateway-load/upstream');
+  const providers = [
+    {
+      id: PROVIDER,
+      type: 'openai',
+      base_url: `${upstream.info.url}/v1`,
+      api_key_env: KEY_ENV,
+      models: [{ id: MODEL, input_price: 0.15, output_price: 0.6 }],
+    },
+  ];
+  writeFileSync(join(dir, 'providers.json'), JSON.stringify({ providers }));
+  return upstream;
+}
+
+/**
+ * svc in a process of its own, with the providers file of `dir`, on `database` (a SQLite file or a
+ * PostgreSQL URL; by default a new SQLite file in `dir`). `key` is the owner's live key when this
+ * start created the owner.
+ */
+export function startBenchSvc(dir: string, database?: string, nodeArgs: string[] = []): Promise<BenchChild<{ url: string; key?: string }>> {
+  return startChild<{ url: string; key?: string }>('gateway-load/svc', {
+    env: { BENCH_SVC_DIR: dir, ...(database ? { BENCH_SVC_DB: database } : {}) },
+    nodeArgs,
+  });
+}
+
+/** The model svc serves from the fake upstream. */
+export const BENCH_MODEL = `${PROVIDER}/${MODEL}`;
+
 const SVC_TARGETS = ['svc', 'svc pg', 'svc pg ×2'] as const;
 
 interface Target {
@@ -166,16 +197,19 @@ interface Target {
 }
 
 const MODES = ['non-streamed', 'streamed'] as const;
-type Mode = (typeof MODES)[number];
+export type Mode = (typeof MODES)[number];
 
-function chatRequest(target: Target, mode: Mode): LoadRequest {
+/** A chat completion, streamed or not, to `path` (the upstream's or svc's) with `headers`. */
+export function chatLoadRequest(path: string, model: string, headers: Record<string, string>, mode: Mode): LoadRequest {
   const streamed = mode === 'streamed' ? { stream: true, stream_options: { include_usage: true } } : {};
-  const body = { model: target.model, messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 64, ...streamed };
-  return { path: target.path, headers: { 'content-type': 'application/json', ...target.headers }, body: JSON.stringify(body) };
+  const body = { model, messages: [{ role: 'user', content: 'Say something short.' }], max_tokens: 64, ...streamed };
+  return { path, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
+const chatRequest = (target: Target, mode: Mode) => chatLoadRequest(target.path, target.model, target.headers, mode);
+
 /** One request outside the load, answered in full. */
-async function exchange(origin: string, path: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }) {
+export async function exchange(origin: string, path: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }) {
   const client = new Client(origin);
   try {
     const answer = await client.request({ path, ...init });
@@ -332,23 +366,13 @@ export async function gatewayLoad(): Promise<void> {
   const usageRows = new Map<string, unknown>();
   const database = await benchDatabase();
   try {
-    const upstream = await startChild<{ url: string }>('gateway-load/upstream');
+    const upstream = await startBenchUpstream(dir);
     children.push(upstream);
-    const providers = [
-      {
-        id: PROVIDER,
-        type: 'openai',
-        base_url: `${upstream.info.url}/v1`,
-        api_key_env: KEY_ENV,
-        models: [{ id: MODEL, input_price: 0.15, output_price: 0.6 }],
-      },
-    ];
-    writeFileSync(join(dir, 'providers.json'), JSON.stringify({ providers }));
     const proxy = await startChild<{ url: string }>('gateway-load/proxy', { env: { BENCH_UPSTREAM_URL: upstream.info.url } });
     children.push(proxy);
     const profile = process.env.BENCH_CPU_PROF;
-    const startSvc = async (env: Record<string, string>, nodeArgs: string[] = []) => {
-      const child = await startChild<{ url: string; key?: string }>('gateway-load/svc', { env: { BENCH_SVC_DIR: dir, ...env }, nodeArgs });
+    const startSvc = async (database?: string, nodeArgs: string[] = []) => {
+      const child = await startBenchSvc(dir, database, nodeArgs);
       children.push(child);
       return child;
     };
@@ -356,11 +380,11 @@ export async function gatewayLoad(): Promise<void> {
       name,
       origins: instances.map((instance) => instance.info.url),
       path: '/api/v1/chat/completions',
-      model: `${PROVIDER}/${MODEL}`,
+      model: BENCH_MODEL,
       headers: { authorization: `Bearer ${key}` },
       pids: instances.map((instance) => instance.child.pid),
     });
-    const svc = await startSvc({}, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+    const svc = await startSvc(undefined, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
     targets = [
       { name: 'direct', origins: [upstream.info.url], path: '/v1/chat/completions', model: MODEL, headers: {}, pids: [upstream.child.pid] },
       { name: 'bare proxy', origins: [proxy.info.url], path: '/v1/chat/completions', model: MODEL, headers: {}, pids: [proxy.child.pid] },
@@ -392,7 +416,7 @@ export async function gatewayLoad(): Promise<void> {
       const usage = await exchange(target.origins[0] as string, '/api/v1/usage/models', { method: 'GET', headers: target.headers });
       usageRows.set(
         target.name,
-        (JSON.parse(usage.text) as { data?: { model: string; requests: number }[] }).data?.find((row) => row.model === `${PROVIDER}/${MODEL}`)?.requests,
+        (JSON.parse(usage.text) as { data?: { model: string; requests: number }[] }).data?.find((row) => row.model === BENCH_MODEL)?.requests,
       );
     };
     for (const target of targets) await measure(target);
@@ -404,9 +428,9 @@ export async function gatewayLoad(): Promise<void> {
       await admin.end();
       const schemaUrl = new URL(database!.url);
       schemaUrl.searchParams.set('search_path', schema);
-      const first = await startSvc({ BENCH_SVC_DB: schemaUrl.href });
+      const first = await startSvc(schemaUrl.href);
       const instances = [first];
-      if (name === 'svc pg ×2') instances.push(await startSvc({ BENCH_SVC_DB: schemaUrl.href }));
+      if (name === 'svc pg ×2') instances.push(await startSvc(schemaUrl.href));
       const target = svcTarget(name, instances, first.info.key as string);
       targets.push(target);
       await measure(target);

@@ -3,6 +3,7 @@ import { chatStart } from './chat-start.js';
 import { coldStart } from './cold-start.js';
 import { gatewayLoad, gatewayLoadChildren } from './gateway-load.js';
 import { memorySearch } from './memory-search.js';
+import { usageReports } from './usage-reports.js';
 import { CHILD_ROLE_ENV } from './lib/processes.js';
 
 /** `npm run bench [name…]`: runs the benchmarks (all, or those named) and prints their tables. */
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<void>> = {
   'chat-output': chatOutput,
   'gateway-load': gatewayLoad,
   'memory-search': memorySearch,
+  'usage-reports': usageReports,
 };
 
 /** The processes that benchmarks start run this bundle again, in one of these roles (lib/processes.ts). */

@@ -6,8 +6,7 @@ import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { microToCredits } from '../../server/store/money.js';
-import { backfillUsageRollupsSql as pgBackfill } from '../../server/store/postgres/usage.js';
-import { backfillUsageRollupsSql as sqliteBackfill } from '../../server/store/sqlite/usage-rows.js';
+import { backfillUsageRollupsSql } from '../../server/store/usage-backfill.js';
 import { API, appPath, bearer, createKey, createOwnerApp, expectStatus } from '../helpers/api.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { pricedProvider } from '../helpers/providers.js';
@@ -77,20 +76,38 @@ async function usageRows(t: TestServer): Promise<UsageRow[]> {
   }));
 }
 
-/** Rollup rows keyed by their dimensions, sorted, with numbers as numbers. */
+/** Each rollup table, with the dimensions of its key as a usage row gives them. */
+const ROLLUPS: Record<string, (row: UsageRow) => Record<string, string>> = {
+  usage_hourly: (row) => ({
+    app_uuid: row.app_uuid,
+    hour: row.created_at.slice(0, 13),
+    address: row.address ?? '',
+    key_id: row.key_id ?? '',
+    provider: row.provider,
+    model: row.model,
+  }),
+  usage_hourly_models: (row) => ({ app_uuid: row.app_uuid, hour: row.created_at.slice(0, 13), provider: row.provider, model: row.model }),
+  usage_daily_users: (row) => ({ app_uuid: row.app_uuid, day: row.created_at.slice(0, 10), address: row.address ?? '' }),
+};
+
+/** Rollup rows keyed by their dimensions (the other columns), sorted, with numbers as numbers. */
 const rollupTable = (rows: Record<string, unknown>[]) =>
   rows
     .map((row) => ({
-      key: [row.app_uuid, row.hour, row.address, row.key_id, row.provider, row.model].join('|'),
+      key: Object.entries(row)
+        .filter(([name]) => !(NUMBERS as readonly string[]).includes(name))
+        .map(([name, value]) => `${name}=${String(value)}`)
+        .sort()
+        .join('|'),
       ...Object.fromEntries(NUMBERS.map((name) => [name, Number(row[name])])),
     }))
     .sort((a, b) => (a.key < b.key ? -1 : 1));
 
-/** What the rollups should hold: the usage rows summed per hour, app, user, key and model. */
-function rollupsOf(rows: UsageRow[]) {
+/** What a rollup table should hold: the usage rows summed per its dimensions. */
+function rollupOf(rows: UsageRow[], dimensions: (row: UsageRow) => Record<string, string>) {
   const sums = new Map<string, Record<string, unknown>>();
   for (const row of rows) {
-    const dims = { app_uuid: row.app_uuid, hour: row.created_at.slice(0, 13), address: row.address ?? '', key_id: row.key_id ?? '', provider: row.provider, model: row.model };
+    const dims = dimensions(row);
     const key = Object.values(dims).join('|');
     const sum = sums.get(key) ?? { ...dims, requests: 0, refused: 0, input_tokens: 0, output_tokens: 0, charged_micro: 0 };
     sum.requests = (sum.requests as number) + 1;
@@ -101,6 +118,13 @@ function rollupsOf(rows: UsageRow[]) {
     sums.set(key, sum);
   }
   return rollupTable([...sums.values()]);
+}
+
+/** Every rollup table equals the usage rows summed per its dimensions. */
+async function expectRollupsOf(t: TestServer, rows: UsageRow[]) {
+  for (const [table, dimensions] of Object.entries(ROLLUPS)) {
+    expect(rollupTable(await onDatabase(t, [`SELECT * FROM ${table}`])), table).toEqual(rollupOf(rows, dimensions));
+  }
 }
 
 /** The totals of some usage rows, as the API shows them. */
@@ -134,16 +158,17 @@ function expectedReports(rows: UsageRow[], appUuid: string, start: string, end: 
   const users = [...groupBy(inWindow, (row) => row.address ?? '')]
     .sort(([a, x], [b, y]) => charged(y) - charged(x) || y.length - x.length || bytes(a, b))
     .map(([who, group]) => ({ address: who === '' ? null : who, ...totalsOf(group) }));
+  // Rows by the start of their hour and of their day, as the buckets name them.
   const hours = groupBy(inWindow, (row) => `${row.created_at.slice(0, 13)}:00:00.000Z`);
-  return { models, users, hours, totals: totalsOf(inWindow) };
+  const days = groupBy(inWindow, (row) => `${row.created_at.slice(0, 10)}T00:00:00.000Z`);
+  return { models, users, hours, days, totals: totalsOf(inWindow) };
 }
 
 describe('usage rollups', () => {
-  it('agree with the usage rows after mixed traffic across hours, and the reports answer as the rows do for any window', async () => {
+  it('agree with the usage rows after mixed traffic across hours and days, and the reports answer as the rows do for any window', async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-rollups-'));
     server = await startTestServer({ providers: [pricedProvider()], ...(onPostgres ? {} : { dbPath: join(dir, 'svc.db') }) });
     const t = server;
-    const started = t.clock.now().getTime();
 
     // Apps: the owner's, a funded second one, and one with no credits (its paid requests are refused).
     const second = await createOwnerApp(t, { name: 'second', balanceCredits: 1000 });
@@ -155,15 +180,15 @@ describe('usage rollups', () => {
       second: (await createKey(t, second.appUuid, { name: 'second' })).secret as string,
       broke: (await createKey(t, broke.appUuid, { name: 'broke' })).secret as string,
     };
-    // Users of the owner's app, signed in through the sandbox identity provider (test mode).
+    // Users of the owner's app, signed in through the sandbox identity provider (test mode) with
+    // a token issued at the time they call.
     expectStatus(await t.call('PUT', appPath(t.appUuid, 'idp'), { body: { idp_app_id: `sandbox_${t.appUuid}` } }), 200);
-    const users = [];
-    for (let i = 0; i < 3; i++) {
-      const address = `0x${randomBytes(20).toString('hex')}`;
-      const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: { address, expires_in: 86_400 } });
+    const users = Array.from({ length: 3 }, () => `0x${randomBytes(20).toString('hex')}`);
+    const signIn = async (address: string) => {
+      const issued = await t.call('POST', `${API}/sandbox/identity-token`, { key: t.testKey, body: { address } });
       expectStatus(issued, 200);
-      users.push({ address, as: bearer(issued.body.token as string) });
-    }
+      return bearer(issued.body.token as string);
+    };
 
     const chat = (model: string, options: { key?: string | null; headers?: Record<string, string> }, words: number) =>
       t.call('POST', `${API}/chat/completions`, {
@@ -171,9 +196,20 @@ describe('usage rollups', () => {
         body: { model, max_tokens: 12, messages: [{ role: 'user', content: Array.from({ length: words }, (_, i) => `w${i}`).join(' ') }] },
       });
     const statuses = new Set<number>();
-    // Eight steps 23 minutes apart from 12:00, the fifth exactly at 14:00:00.000: four UTC hours.
-    for (let step = 0; step < 8; step++) {
-      if (step === 4) t.clock.set('2026-03-01T14:00:00.000Z');
+    // Six UTC hours of four days, with requests on the last millisecond of a day and the first of the next.
+    const times = [
+      '2026-03-01T12:00:00.000Z',
+      '2026-03-01T12:23:00.007Z',
+      '2026-03-01T23:59:59.999Z',
+      '2026-03-02T00:00:00.000Z',
+      '2026-03-02T14:00:00.000Z',
+      '2026-03-02T14:23:00.007Z',
+      '2026-03-03T09:46:00.014Z',
+      '2026-03-04T01:09:00.021Z',
+    ];
+    for (const [step, at] of times.entries()) {
+      t.clock.set(at);
+      const [user, other] = [users[step % 3] as string, users[(step + 1) % 3] as string];
       const calls = [
         chat('paid/echo', { key: keys.owner }, 1 + step),
         chat('local/echo', { key: keys.ownerOther }, 2),
@@ -181,29 +217,29 @@ describe('usage rollups', () => {
         chat('paid/echo', { key: keys.ownerTest }, 1), // refused: test keys reach only the local provider
         chat('paid/echo', { key: keys.second }, 3),
         chat('paid/echo', { key: keys.broke }, 2), // refused: the app has no credits
-        chat('local/echo', users[step % 3]!.as, 1 + (step % 4)),
-        chat('paid/echo', users[(step + 1) % 3]!.as, 1), // refused: a sandbox user is in test mode
+        chat('local/echo', await signIn(user), 1 + (step % 4)),
+        chat('paid/echo', await signIn(other), 1), // refused: a sandbox user is in test mode
       ];
       for (const answer of await Promise.all(calls)) statuses.add(answer.status);
-      t.clock.advance(23 * 60_000 + 7);
     }
     expect([...statuses].sort()).toEqual([200, 402, 403]);
 
     const rows = await usageRows(t);
     expect(rows).toHaveLength(64);
-    expect(new Set(rows.map((row) => row.created_at.slice(0, 13))).size).toBe(4);
-    // Every usage row is in its hour's rollup, and nothing else is.
-    expect(rollupTable(await onDatabase(t, ['SELECT * FROM usage_hourly']))).toEqual(rollupsOf(rows));
+    expect(new Set(rows.map((row) => row.created_at)).size).toBe(times.length);
+    // Every usage row is in its rollups, and nothing else is.
+    await expectRollupsOf(t, rows);
 
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const hour = 3_600_000;
     const windows: [string, string][] = [
-      [iso(started - 2 * hour), iso(started + 6 * hour)], // every hour whole
-      ['2026-03-01T12:10:00.000Z', '2026-03-01T14:59:59.999Z'], // a partial first hour
-      ['2026-03-01T12:00:00.000Z', '2026-03-01T14:00:00.000Z'], // ends on the request at 14:00:00.000, inclusive
-      ['2026-03-01T13:30:00.000Z', '2026-03-01T15:20:00.000Z'], // partial at both ends
-      ['2026-03-01T14:00:00.001Z', '2026-03-01T14:50:00.000Z'], // inside one hour
-      ['2026-03-01T12:00:00.000Z', '2026-03-01T12:59:59.999Z'], // exactly one whole hour
+      ['2026-02-28T00:00:00.000Z', '2026-03-05T00:00:00.000Z'], // whole days only
+      ['2026-03-01T12:10:00.000Z', '2026-03-03T09:59:59.999Z'], // a partial first hour, whole hours, a whole day
+      ['2026-03-01T12:00:00.000Z', '2026-03-02T00:00:00.000Z'], // ends on the request at 00:00:00.000, inclusive
+      ['2026-03-01T23:30:00.000Z', '2026-03-04T01:20:00.000Z'], // partial hours at both ends, whole days between
+      ['2026-03-02T14:00:00.001Z', '2026-03-02T14:50:00.000Z'], // inside one hour
+      ['2026-03-02T00:00:00.000Z', '2026-03-02T23:59:59.999Z'], // exactly one whole day
+      ['2026-03-01T23:59:59.999Z', '2026-03-02T00:00:00.000Z'], // two milliseconds across midnight
+      ['2026-03-01T12:00:00.000Z', '2026-03-01T12:10:00.000Z'], // from an hour's start to before its 12:23 requests
+      ['2026-03-01T00:00:00.000Z', '2026-03-02T14:10:00.000Z'], // a whole day, whole hours, a last hour with requests after the end
     ];
     const apps = [t.appUuid, second.appUuid, broke.appUuid];
     for (const [start, end] of windows) {
@@ -217,24 +253,28 @@ describe('usage rollups', () => {
         const bucketed = usage.body.data.flatMap((bucket: { start: string }) => expected.hours.get(bucket.start) ?? []);
         expect(usage.body.totals).toEqual(totalsOf(bucketed));
         const days = await t.call('GET', `${appPath(appUuid, 'usage')}?start_time=${start}&end_time=${end}`);
-        expect(days.body.data.map((day: { requests: number }) => day.requests)).toEqual([expected.totals.requests]);
-        expect(days.body.totals).toEqual(expected.totals);
+        expectStatus(days, 200);
+        expect(days.body.models).toEqual(expected.models);
+        for (const bucket of days.body.data) expect(bucket).toEqual({ start: bucket.start, ...totalsOf(expected.days.get(bucket.start) ?? []) });
+        const dayBucketed = days.body.data.flatMap((bucket: { start: string }) => expected.days.get(bucket.start) ?? []);
+        expect(days.body.totals).toEqual(totalsOf(dayBucketed));
         const perUser = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}`);
         expect(perUser.body).toMatchObject({ total: expected.users.length, data: expected.users });
         const page = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&limit=1&offset=1`);
-        expect(page.body.data).toEqual(expected.users.slice(1, 2));
+        expect(page.body).toMatchObject({ total: expected.users.length, data: expected.users.slice(1, 2) });
+        const past = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&offset=${expected.users.length}`);
+        expect(past.body).toMatchObject({ total: expected.users.length, data: [] });
       }
       // A user's own report covers that user only.
       for (const user of users) {
-        const mine = await t.call('GET', `${API}/usage/models?start=${start}&end=${end}`, user.as);
+        const mine = await t.call('GET', `${API}/usage/models?start=${start}&end=${end}`, await signIn(user));
         expectStatus(mine, 200);
-        expect(mine.body.data).toEqual(expectedReports(rows, t.appUuid, start, end, user.address).models);
+        expect(mine.body.data).toEqual(expectedReports(rows, t.appUuid, start, end, user).models);
       }
     }
 
     // The migration's backfill builds the same rollups from the usage rows.
-    const backfill = onPostgres ? pgBackfill : sqliteBackfill;
-    const rebuilt = await onDatabase(t, ['DELETE FROM usage_hourly', backfill, 'SELECT * FROM usage_hourly']);
-    expect(rollupTable(rebuilt)).toEqual(rollupsOf(rows));
+    await onDatabase(t, [...Object.keys(ROLLUPS).map((table) => `DELETE FROM ${table}`), backfillUsageRollupsSql, 'SELECT 1']);
+    await expectRollupsOf(t, rows);
   });
 });

@@ -1,4 +1,4 @@
-import { backfillUsageRollupsSql } from './usage.js';
+import { backfillUsageRollupsSql } from '../usage-backfill.js';
 
 /**
  * Numbered schema migrations of the PostgreSQL store, applied in order at start under an
@@ -325,11 +325,11 @@ export const pgMigrations: PgMigration[] = [
   },
   {
     version: 3,
-    name: 'hourly usage rollups, which the usage reports read (SQLite 15)',
+    name: 'usage rollups, which the usage reports read (SQLite 15)',
     sql: `
-      -- One row per UTC hour, app, key, user and model, added to by the statement that writes
-      -- each usage row (usage.ts): a report reads its whole hours here and only its partial edge
-      -- hours from usage_events. '' stands for no address (API-key requests) and no key. Hours
+      -- Added to by the statement that writes each usage row (usage.ts): a report reads its
+      -- whole days and hours here and only its partial edge hours from usage_events
+      -- (usage-window.ts). '' stands for no address (API-key requests) and no key. Hours and days
       -- compare as bytes, as the times do.
       CREATE TABLE usage_hourly (
         app_uuid       TEXT NOT NULL,
@@ -346,7 +346,30 @@ export const pgMigrations: PgMigration[] = [
         PRIMARY KEY (app_uuid, hour, address, key_id, provider, model)
       );
       CREATE INDEX usage_hourly_user ON usage_hourly (app_uuid, address, hour);
-      ${backfillUsageRollupsSql};
+      CREATE TABLE usage_hourly_models (
+        app_uuid       TEXT NOT NULL,
+        hour           TEXT COLLATE "C" NOT NULL,
+        provider       TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        requests       BIGINT NOT NULL,
+        refused        BIGINT NOT NULL,
+        input_tokens   BIGINT NOT NULL,
+        output_tokens  BIGINT NOT NULL,
+        charged_micro  BIGINT NOT NULL,
+        PRIMARY KEY (app_uuid, hour, provider, model)
+      );
+      CREATE TABLE usage_daily_users (
+        app_uuid       TEXT NOT NULL,
+        day            TEXT COLLATE "C" NOT NULL,
+        address        TEXT NOT NULL,
+        requests       BIGINT NOT NULL,
+        refused        BIGINT NOT NULL,
+        input_tokens   BIGINT NOT NULL,
+        output_tokens  BIGINT NOT NULL,
+        charged_micro  BIGINT NOT NULL,
+        PRIMARY KEY (app_uuid, day, address)
+      );
+      ${backfillUsageRollupsSql}
       -- svc serve --check lists the shortfalls: a few rows, found without reading every usage row.
       CREATE INDEX usage_events_shortfall ON usage_events (id) WHERE charged_micro < cost_micro;
     `,

@@ -1,10 +1,10 @@
 import type { Query, Sql } from './database.js';
-import { HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
+import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
 import type { Store, UsageEvent, UsageFilter, UsageTotals } from '../types.js';
 
 // SUM of a BIGINT is NUMERIC in PostgreSQL (a string to postgres.js): cast back to BIGINT so the
 // totals come back as numbers, as SQLite's do.
-const TOTALS = `SUM(requests)::bigint AS requests, SUM(refused)::bigint AS refused,
+const SUMS = `SUM(requests)::bigint AS requests, SUM(refused)::bigint AS refused,
   SUM(input_tokens)::bigint AS "inputTokens", SUM(output_tokens)::bigint AS "outputTokens",
   SUM(charged_micro)::bigint AS "chargedMicro"`;
 
@@ -21,17 +21,23 @@ const totals = (row: TotalsRow): UsageTotals => ({
 /** The columns of a usage row, in the order `usageWrites` gives them. */
 const USAGE_COLUMNS = `request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
   output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at`;
+const TOTAL_COLUMNS = 'requests, refused, input_tokens, output_tokens, charged_micro';
+const ADD_TOTALS = `requests = r.requests + EXCLUDED.requests, refused = r.refused + EXCLUDED.refused,
+  input_tokens = r.input_tokens + EXCLUDED.input_tokens, output_tokens = r.output_tokens + EXCLUDED.output_tokens,
+  charged_micro = r.charged_micro + EXCLUDED.charged_micro`;
 
 /**
- * The usage row of a request and its addition to the hourly rollup the reports read
- * (usage-window.ts), as two CTEs of the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`),
- * so both are written by the statement that settles the request, in one round trip. `from`
- * names the CTE whose one row's `charged` is what was charged. Rollup rows keep '' for a missing
- * address or key: a primary key treats NULLs as distinct, and the reports already count API-key
- * requests (address null) as one user.
+ * The usage row of a request and its additions to the rollups the reports read (usage-window.ts),
+ * as CTEs of the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`), so all are written by
+ * the statement that settles the request, in one round trip. `from` names the CTE whose one row's
+ * `charged` is what was charged. Rollup rows keep '' for a missing address or key: a primary key
+ * treats NULLs as distinct, and the reports already count API-key requests (address null) as one user.
  */
 export function usageWrites(q: Query, event: UsageEvent, costMicro: number, from: string) {
   const source = q.unsafe(from);
+  const hour = q`substr(${event.at}::text, 1, ${HOUR_KEY_LENGTH}::int)`;
+  const rowTotals = q`1, ${event.status === 'refused' ? 1 : 0}, ${event.inputTokens}, ${event.outputTokens}, charged`;
+  const addTotals = q.unsafe(ADD_TOTALS);
   return q`
     usage_row AS (
       INSERT INTO usage_events (${q.unsafe(USAGE_COLUMNS)})
@@ -39,53 +45,76 @@ export function usageWrites(q: Query, event: UsageEvent, costMicro: number, from
         ${event.operation}, ${event.inputTokens}, ${event.outputTokens}, ${costMicro}, charged,
         ${event.latencyMs}, ${event.ttftMs}, ${event.status}, ${event.errorCode}, ${event.at}
       FROM ${source}
-    ), usage_rollup AS (
-      INSERT INTO usage_hourly AS h (app_uuid, hour, address, key_id, provider, model, requests, refused,
-        input_tokens, output_tokens, charged_micro)
-      SELECT ${event.appUuid}, substr(${event.at}::text, 1, ${HOUR_KEY_LENGTH}::int), ${event.address ?? ''}, ${event.keyId ?? ''},
-        ${event.provider}, ${event.model}, 1, ${event.status === 'refused' ? 1 : 0}, ${event.inputTokens}, ${event.outputTokens}, charged
+    ), usage_by_user AS (
+      INSERT INTO usage_hourly AS r (app_uuid, hour, address, key_id, provider, model, ${q.unsafe(TOTAL_COLUMNS)})
+      SELECT ${event.appUuid}, ${hour}, ${event.address ?? ''}, ${event.keyId ?? ''}, ${event.provider}, ${event.model}, ${rowTotals}
       FROM ${source}
-      ON CONFLICT (app_uuid, hour, address, key_id, provider, model) DO UPDATE SET
-        requests = h.requests + 1, refused = h.refused + EXCLUDED.refused,
-        input_tokens = h.input_tokens + EXCLUDED.input_tokens, output_tokens = h.output_tokens + EXCLUDED.output_tokens,
-        charged_micro = h.charged_micro + EXCLUDED.charged_micro
+      ON CONFLICT (app_uuid, hour, address, key_id, provider, model) DO UPDATE SET ${addTotals}
+    ), usage_by_model AS (
+      INSERT INTO usage_hourly_models AS r (app_uuid, hour, provider, model, ${q.unsafe(TOTAL_COLUMNS)})
+      SELECT ${event.appUuid}, ${hour}, ${event.provider}, ${event.model}, ${rowTotals}
+      FROM ${source}
+      ON CONFLICT (app_uuid, hour, provider, model) DO UPDATE SET ${addTotals}
+    ), usage_by_day AS (
+      INSERT INTO usage_daily_users AS r (app_uuid, day, address, ${q.unsafe(TOTAL_COLUMNS)})
+      SELECT ${event.appUuid}, substr(${event.at}::text, 1, ${DAY_KEY_LENGTH}::int), ${event.address ?? ''}, ${rowTotals}
+      FROM ${source}
+      ON CONFLICT (app_uuid, day, address) DO UPDATE SET ${addTotals}
     )`;
 }
 
-/**
- * Builds the rollups from the usage rows (into an empty usage_hourly). Migration 3 runs it, so
- * it is frozen as released.
- */
-export const backfillUsageRollupsSql = `INSERT INTO usage_hourly (app_uuid, hour, address, key_id, provider, model, requests, refused,
-    input_tokens, output_tokens, charged_micro)
-  SELECT app_uuid, substr(created_at, 1, ${HOUR_KEY_LENGTH}), COALESCE(address, ''), COALESCE(key_id, ''), provider, model, COUNT(*),
-    COUNT(*) FILTER (WHERE status = 'refused'), SUM(input_tokens), SUM(output_tokens), SUM(COALESCE(charged_micro, 0))
-  FROM usage_events GROUP BY 1, 2, 3, 4, 5, 6`;
+const IN_WINDOW = 'HAVING SUM(requests) > 0';
 
 /**
  * Usage reports, with SQLite's ordering: text sorts by bytes (COLLATE "C", whatever the
- * database's collation) and a null address sorts first, as it does in SQLite.
+ * database's collation) and a null address sorts first, as it does in SQLite. Each reads a
+ * window's usage as rollup-shaped rows: the rollups of its whole days and hours to the end of its
+ * last hour, the usage rows of its partial first hour, and, negated, the usage rows of its last
+ * hour after its end (usage-window.ts). A group whose requests add up to none had no row in the window.
  */
 export function createUsageRepository(sql: Sql): Store['usage'] {
-  /**
-   * The window's usage as rollup-shaped rows: whole hours from the rollups, the partial hours at
-   * either edge from the usage rows (usage-window.ts). `who` is '' for API-key requests; a null
-   * filter address reports on the whole app, otherwise on one user of it.
-   */
-  const source = (filter: UsageFilter) => {
-    const parts = splitUsageWindow(filter);
-    const address = filter.address ?? null;
-    const raw = (from: string, to: string, toIncluded: boolean) => sql`
-      SELECT substr(created_at, 1, ${HOUR_KEY_LENGTH}::int) COLLATE "C", COALESCE(address, ''), provider, model, 1,
-        (status = 'refused')::int, input_tokens, output_tokens, COALESCE(charged_micro, 0)
-      FROM usage_events WHERE app_uuid = ${filter.appUuid} AND (${address}::text IS NULL OR address = ${address}::text)
-        AND created_at >= ${from} AND created_at ${toIncluded ? sql`<=` : sql`<`} ${to}`;
+  const rowTotals = sql`1, (status = 'refused')::int, input_tokens, output_tokens, COALESCE(charged_micro, 0)`;
+  const rowTotalsTaken = sql`-1, -(status = 'refused')::int, -input_tokens, -output_tokens, -COALESCE(charged_micro, 0)`;
+  const totalColumns = sql.unsafe(TOTAL_COLUMNS);
+  const inWindow = sql.unsafe(IN_WINDOW);
+  // A null address reports on the whole app; otherwise on one user of it.
+  const ofAddress = (filter: UsageFilter) => sql`(${filter.address ?? null}::text IS NULL OR address = ${filter.address ?? null}::text)`;
+
+  /** The usage rows of the window's partial first hour, and those of its last hour after its end, negated. */
+  const edges = (filter: UsageFilter, columns: ReturnType<typeof sql.unsafe>) => {
+    const { headEnd, tailEnd } = splitUsageWindow(filter);
+    return sql`
+      SELECT ${columns}, ${rowTotals} FROM usage_events
+        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)}
+          AND created_at >= ${filter.start} AND created_at < ${headEnd} AND created_at <= ${filter.end}
+      UNION ALL SELECT ${columns}, ${rowTotalsTaken} FROM usage_events
+        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)} AND created_at > ${filter.end} AND created_at < ${tailEnd}`;
+  };
+
+  /** By hour and model: the app's own rollup, or one user's rows of the detailed one. */
+  const hours = (filter: UsageFilter) => {
+    const { fromHour, toHour } = splitUsageWindow(filter);
+    const rollup =
+      filter.address == null
+        ? sql`SELECT hour, provider, model, ${totalColumns} FROM usage_hourly_models
+            WHERE app_uuid = ${filter.appUuid} AND hour >= ${fromHour} AND hour < ${toHour}`
+        : sql`SELECT hour, provider, model, ${totalColumns} FROM usage_hourly
+            WHERE app_uuid = ${filter.appUuid} AND address = ${filter.address} AND hour >= ${fromHour} AND hour < ${toHour}`;
+    return sql`(${rollup} UNION ALL ${edges(filter, sql.unsafe(`substr(created_at, 1, ${HOUR_KEY_LENGTH}) COLLATE "C", provider, model`))}) AS window_usage`;
+  };
+
+  /** By user (`who`, '' for API-key requests): whole days, then the whole hours outside them. */
+  const users = (filter: UsageFilter) => {
+    const { fromHour, toHour, fromDay, toDay } = splitUsageWindow(filter);
+    const byHour = (from: string, to: string) => sql`
+      SELECT address, ${totalColumns} FROM usage_hourly
+        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)} AND hour >= ${from} AND hour < ${to}`;
     return sql`(
-      SELECT hour, address AS who, provider, model, requests, refused, input_tokens, output_tokens, charged_micro
-      FROM usage_hourly WHERE app_uuid = ${filter.appUuid} AND hour >= ${parts.fromHour} AND hour < ${parts.toHour}
-        AND (${address}::text IS NULL OR address = ${address}::text)
-      UNION ALL ${raw(filter.start, parts.headEnd, false)}
-      UNION ALL ${raw(parts.tailStart, filter.end, true)}
+      SELECT address AS who, ${totalColumns} FROM usage_daily_users
+        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)} AND day >= ${fromDay} AND day < ${toDay}
+      UNION ALL ${byHour(fromHour, fromDay)}
+      UNION ALL ${byHour(toDay, toHour)}
+      UNION ALL ${edges(filter, sql.unsafe(`COALESCE(address, '')`))}
     ) AS window_usage`;
   };
 
@@ -97,26 +126,33 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
 
     async byModel(filter) {
       const rows = await sql<(TotalsRow & { provider: string; model: string })[]>`
-        SELECT provider, model, ${sql.unsafe(TOTALS)} FROM ${source(filter)}
-        GROUP BY provider, model ORDER BY "chargedMicro" DESC, provider COLLATE "C", model COLLATE "C"`;
+        SELECT provider, model, ${sql.unsafe(SUMS)} FROM ${hours(filter)}
+        GROUP BY provider, model ${inWindow} ORDER BY "chargedMicro" DESC, provider COLLATE "C", model COLLATE "C"`;
       return rows.map((row) => ({ provider: row.provider, model: row.model, ...totals(row) }));
     },
 
     async byBucket(filter, granularity) {
-      const width = granularity === 'day' ? 10 : HOUR_KEY_LENGTH;
+      const width = granularity === 'day' ? DAY_KEY_LENGTH : HOUR_KEY_LENGTH;
       const rows = await sql<(TotalsRow & { bucket: string })[]>`
-        SELECT substr(hour, 1, ${width}::int) AS bucket, ${sql.unsafe(TOTALS)}
-        FROM ${source(filter)} GROUP BY 1 ORDER BY 1`;
+        SELECT substr(hour, 1, ${width}::int) AS bucket, ${sql.unsafe(SUMS)}
+        FROM ${hours(filter)} GROUP BY 1 ${inWindow} ORDER BY 1`;
       return rows.map((row) => ({ bucket: row.bucket, ...totals(row) }));
     },
 
     async byUser(filter, page) {
-      const rows = await sql<(TotalsRow & { address: string | null })[]>`
-        SELECT NULLIF(who, '') AS address, ${sql.unsafe(TOTALS)} FROM ${source(filter)} GROUP BY who
+      // The page and, beside each of its rows, how many users there are in all (one pass over the rollups).
+      const rows = await sql<(TotalsRow & { address: string | null; users: number })[]>`
+        SELECT NULLIF(who, '') AS address, ${sql.unsafe(SUMS)}, COUNT(*) OVER () AS users FROM ${users(filter)} GROUP BY who ${inWindow}
         ORDER BY "chargedMicro" DESC, requests DESC, who COLLATE "C"
         LIMIT ${page.limit} OFFSET ${page.offset}`;
-      const [count] = await sql<{ n: number }[]>`SELECT COUNT(DISTINCT who) AS n FROM ${source(filter)}`;
-      return { items: rows.map((row) => ({ address: row.address, ...totals(row) })), total: count?.n ?? 0 };
+      // Past the last page there is no row to say how many users there are: count them.
+      const countUsers = async () => {
+        const [count] = await sql<{ n: number }[]>`
+          SELECT COUNT(*) AS n FROM (SELECT who FROM ${users(filter)} GROUP BY who ${inWindow}) AS in_window`;
+        return count?.n ?? 0;
+      };
+      const total = rows[0]?.users ?? (page.offset === 0 ? 0 : await countUsers());
+      return { items: rows.map((row) => ({ address: row.address, ...totals(row) })), total };
     },
   };
 }

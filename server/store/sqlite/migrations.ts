@@ -1,4 +1,4 @@
-import { backfillUsageRollupsSql } from './usage-rows.js';
+import { backfillUsageRollupsSql } from '../usage-backfill.js';
 
 /**
  * Numbered schema migrations, applied in order at start; `PRAGMA user_version` records the last
@@ -438,11 +438,11 @@ export const migrations: Migration[] = [
   },
   {
     version: 15,
-    name: 'hourly usage rollups, which the usage reports read',
+    name: 'usage rollups, which the usage reports read',
     sql: `
-      -- One row per UTC hour, app, key, user and model, added to in the same transaction as each
-      -- usage row (usage-rows.ts): a report reads its whole hours here and only its partial edge
-      -- hours from usage_events. '' stands for no address (API-key requests) and no key.
+      -- Added to in the same transaction as each usage row (usage-rows.ts): a report reads its
+      -- whole days and hours here and only its partial edge hours from usage_events
+      -- (usage-window.ts). '' stands for no address (API-key requests) and no key.
       CREATE TABLE usage_hourly (
         app_uuid       TEXT NOT NULL,
         hour           TEXT NOT NULL,
@@ -458,7 +458,30 @@ export const migrations: Migration[] = [
         PRIMARY KEY (app_uuid, hour, address, key_id, provider, model)
       ) WITHOUT ROWID;
       CREATE INDEX usage_hourly_user ON usage_hourly (app_uuid, address, hour);
-      ${backfillUsageRollupsSql};
+      CREATE TABLE usage_hourly_models (
+        app_uuid       TEXT NOT NULL,
+        hour           TEXT NOT NULL,
+        provider       TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        requests       INTEGER NOT NULL,
+        refused        INTEGER NOT NULL,
+        input_tokens   INTEGER NOT NULL,
+        output_tokens  INTEGER NOT NULL,
+        charged_micro  INTEGER NOT NULL,
+        PRIMARY KEY (app_uuid, hour, provider, model)
+      ) WITHOUT ROWID;
+      CREATE TABLE usage_daily_users (
+        app_uuid       TEXT NOT NULL,
+        day            TEXT NOT NULL,
+        address        TEXT NOT NULL,
+        requests       INTEGER NOT NULL,
+        refused        INTEGER NOT NULL,
+        input_tokens   INTEGER NOT NULL,
+        output_tokens  INTEGER NOT NULL,
+        charged_micro  INTEGER NOT NULL,
+        PRIMARY KEY (app_uuid, day, address)
+      ) WITHOUT ROWID;
+      ${backfillUsageRollupsSql}
       -- svc serve --check lists the shortfalls: a few rows, found without reading every usage row.
       CREATE INDEX usage_events_shortfall ON usage_events (id) WHERE charged_micro < cost_micro;
     `,

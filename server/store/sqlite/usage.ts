@@ -1,54 +1,92 @@
 import type { Db } from './database.js';
 import { createUsageWriter } from './usage-rows.js';
-import { HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
+import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
 import type { Store, UsageFilter, UsageTotals } from '../types.js';
 
-// `@address IS NULL` reports on the whole app; otherwise on one user of it.
-const RAW = `FROM usage_events WHERE app_uuid = @appUuid AND (@address IS NULL OR address = @address)`;
-const RAW_COLUMNS = `substr(created_at, 1, ${HOUR_KEY_LENGTH}), COALESCE(address, ''), provider, model, 1, status = 'refused',
-  input_tokens, output_tokens, COALESCE(charged_micro, 0)`;
-/**
- * The window's usage as rollup-shaped rows: whole hours from the rollups, the partial hours at
- * either edge from the usage rows (usage-window.ts). `who` is '' for API-key requests.
+/*
+ * Each report reads a window's usage as rollup-shaped rows (some columns, then the five totals):
+ * the rollups of its whole days and hours to the end of its last hour, the usage rows of its
+ * partial first hour, and, negated, the usage rows of its last hour after its end
+ * (usage-window.ts). A group whose requests add up to none had no row in the window.
  */
-const SOURCE = `(
-  SELECT hour, address AS who, provider, model, requests, refused, input_tokens, output_tokens, charged_micro
-  FROM usage_hourly WHERE app_uuid = @appUuid AND hour >= @fromHour AND hour < @toHour AND (@address IS NULL OR address = @address)
-  UNION ALL SELECT ${RAW_COLUMNS} ${RAW} AND created_at >= @start AND created_at < @headEnd
-  UNION ALL SELECT ${RAW_COLUMNS} ${RAW} AND created_at >= @tailStart AND created_at <= @end
-)`;
+const TOTAL_COLUMNS = 'requests, refused, input_tokens, output_tokens, charged_micro';
+const ROW_TOTALS = `1, status = 'refused', input_tokens, output_tokens, COALESCE(charged_micro, 0)`;
+const ROW_TOTALS_TAKEN = `-1, -(status = 'refused'), -input_tokens, -output_tokens, -COALESCE(charged_micro, 0)`;
+// `@address IS NULL` reports on the whole app; otherwise on one user of it.
+const OF_ADDRESS = '(@address IS NULL OR address = @address)';
 
-const TOTALS = `SUM(requests) AS requests, SUM(refused) AS refused, SUM(input_tokens) AS inputTokens,
+/** The usage rows of the window's partial first hour, and those of its last hour after its end, negated. */
+const edges = (columns: string) => `
+  SELECT ${columns}, ${ROW_TOTALS} FROM usage_events
+    WHERE app_uuid = @appUuid AND ${OF_ADDRESS} AND created_at >= @start AND created_at < @headEnd AND created_at <= @end
+  UNION ALL SELECT ${columns}, ${ROW_TOTALS_TAKEN} FROM usage_events
+    WHERE app_uuid = @appUuid AND ${OF_ADDRESS} AND created_at > @end AND created_at < @tailEnd`;
+
+const EDGE_HOURS = `substr(created_at, 1, ${HOUR_KEY_LENGTH}), provider, model`;
+/** The whole app by hour and model. */
+const APP_HOURS = `(
+  SELECT hour, provider, model, ${TOTAL_COLUMNS} FROM usage_hourly_models
+    WHERE app_uuid = @appUuid AND hour >= @fromHour AND hour < @toHour
+  UNION ALL ${edges(EDGE_HOURS)})`;
+/** One user by hour and model. */
+const USER_HOURS = `(
+  SELECT hour, provider, model, ${TOTAL_COLUMNS} FROM usage_hourly INDEXED BY usage_hourly_user
+    WHERE app_uuid = @appUuid AND address = @address AND hour >= @fromHour AND hour < @toHour
+  UNION ALL ${edges(EDGE_HOURS)})`;
+/** By user (`who`, '' for API-key requests): whole days, then the whole hours outside them. */
+const USERS = `(
+  SELECT address AS who, ${TOTAL_COLUMNS} FROM usage_daily_users
+    WHERE app_uuid = @appUuid AND ${OF_ADDRESS} AND day >= @fromDay AND day < @toDay
+  UNION ALL SELECT address, ${TOTAL_COLUMNS} FROM usage_hourly
+    WHERE app_uuid = @appUuid AND ${OF_ADDRESS} AND hour >= @fromHour AND hour < @fromDay
+  UNION ALL SELECT address, ${TOTAL_COLUMNS} FROM usage_hourly
+    WHERE app_uuid = @appUuid AND ${OF_ADDRESS} AND hour >= @toDay AND hour < @toHour
+  UNION ALL ${edges(`COALESCE(address, '')`)})`;
+
+const SUMS = `SUM(requests) AS requests, SUM(refused) AS refused, SUM(input_tokens) AS inputTokens,
   SUM(output_tokens) AS outputTokens, SUM(charged_micro) AS chargedMicro`;
+const IN_WINDOW = 'HAVING SUM(requests) > 0';
 
 const params = (filter: UsageFilter) => ({ ...filter, address: filter.address ?? null, ...splitUsageWindow(filter) });
 
+type Totals = UsageTotals;
+
 export function createUsageRepository(db: Db): Store['usage'] {
-  const byModel = db.prepare(
-    `SELECT provider, model, ${TOTALS} FROM ${SOURCE} GROUP BY provider, model ORDER BY chargedMicro DESC, provider, model`,
-  );
-  const byBucket = db.prepare(`SELECT substr(hour, 1, @width) AS bucket, ${TOTALS} FROM ${SOURCE} GROUP BY bucket ORDER BY bucket`);
+  const hourlyReports = (source: string) => ({
+    byModel: db.prepare(
+      `SELECT provider, model, ${SUMS} FROM ${source} GROUP BY provider, model ${IN_WINDOW} ORDER BY chargedMicro DESC, provider, model`,
+    ),
+    byBucket: db.prepare(`SELECT substr(hour, 1, @width) AS bucket, ${SUMS} FROM ${source} GROUP BY bucket ${IN_WINDOW} ORDER BY bucket`),
+  });
+  const ofApp = hourlyReports(APP_HOURS);
+  const ofUser = hourlyReports(USER_HOURS);
+  const reportsOf = (filter: UsageFilter) => (filter.address == null ? ofApp : ofUser);
+  // The page and, beside each of its rows, how many users there are in all (one pass over the rollups).
   const byUser = db.prepare(
-    `SELECT NULLIF(who, '') AS address, ${TOTALS} FROM ${SOURCE} GROUP BY who
+    `SELECT NULLIF(who, '') AS address, ${SUMS}, COUNT(*) OVER () AS users FROM ${USERS} GROUP BY who ${IN_WINDOW}
      ORDER BY chargedMicro DESC, requests DESC, who LIMIT @limit OFFSET @offset`,
   );
-  const countUsers = db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(DISTINCT who) AS n FROM ${SOURCE}`);
+  const countUsers = db.prepare<Record<string, unknown>, { n: number }>(
+    `SELECT COUNT(*) AS n FROM (SELECT who FROM ${USERS} GROUP BY who ${IN_WINDOW})`,
+  );
   const write = db.transaction(createUsageWriter(db));
 
-  type Totals = UsageTotals;
   return {
     async record(event) {
       write({ ...event, chargedMicro: 0 });
     },
     async byModel(filter) {
-      return byModel.all(params(filter)) as (Totals & { provider: string; model: string })[];
+      return reportsOf(filter).byModel.all(params(filter)) as (Totals & { provider: string; model: string })[];
     },
     async byBucket(filter, granularity) {
-      return byBucket.all({ ...params(filter), width: granularity === 'day' ? 10 : HOUR_KEY_LENGTH }) as (Totals & { bucket: string })[];
+      const width = granularity === 'day' ? DAY_KEY_LENGTH : HOUR_KEY_LENGTH;
+      return reportsOf(filter).byBucket.all({ ...params(filter), width }) as (Totals & { bucket: string })[];
     },
     async byUser(filter, page) {
-      const items = byUser.all({ ...params(filter), ...page }) as (Totals & { address: string | null })[];
-      return { items, total: countUsers.get(params(filter))?.n ?? 0 };
+      const rows = byUser.all({ ...params(filter), ...page }) as (Totals & { address: string | null; users: number })[];
+      // Past the last page there is no row to say how many users there are: count them.
+      const total = rows[0]?.users ?? (page.offset === 0 ? 0 : (countUsers.get(params(filter))?.n ?? 0));
+      return { items: rows.map(({ users: _users, ...row }) => row), total };
     },
   };
 }

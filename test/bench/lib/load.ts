@@ -3,9 +3,11 @@ import { cpuSeconds } from './processes.js';
 
 /** One HTTP request, sent again and again. */
 export interface LoadRequest {
+  /** POST unless said. */
+  method?: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
-  body: string;
+  body?: string;
 }
 
 export interface LoadOptions {
@@ -50,7 +52,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
   const maxRequests = options.maxRequests ?? 1_000_000;
   const pools = origins.map((origin) => new Pool(origin, { connections: Math.ceil(options.connections / origins.length), keepAliveTimeout: 30_000 }));
-  const { path, headers, body } = options.request;
+  const { method = 'POST', path, headers, body } = options.request;
   const result: LoadResult = { ok: 0, failures: 0, seconds: 0, latencies: [], firstBytes: [], served: 0, cpu: [] };
 
   async function phase(ms: number, measured: boolean): Promise<void> {
@@ -63,7 +65,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         let bytes = 0;
         let status = 0;
         try {
-          const answer = await pool.request({ path, method: 'POST', headers, body });
+          const answer = await pool.request({ path, method, headers, body: body ?? null });
           status = answer.statusCode;
           for await (const chunk of answer.body) {
             if (firstByte === 0) firstByte = performance.now();
