@@ -1,4 +1,4 @@
-import { presentApp, presentPage } from './presenters.js';
+import { presentApp, presentAppDeletion, presentPage } from './presenters.js';
 import type { HandlerTable } from './types.js';
 
 export const developerAppsHandlers: HandlerTable = {
@@ -14,11 +14,11 @@ export const developerAppsHandlers: HandlerTable = {
   'developer.apps.update': async ({ principal, params, body, services }) =>
     presentApp(await services.apps.update(principal.developerId, params.app_uuid, body)),
 
-  'developer.apps.delete': async ({ principal, params, services }) => {
-    const app = await services.apps.get(principal.developerId, params.app_uuid);
+  'developer.apps.delete': async ({ principal, params, body, services }) => {
+    // Refusals (404, an app holding credits) come before anything changes.
+    const plan = await services.apps.planDeletion(principal.developerId, params.app_uuid, body);
     // First, so that a processor that cannot cancel (502) leaves the app in place to retry.
-    await services.subscriptions.endAllOf(app.appUuid);
-    await services.apps.delete(principal.developerId, app.appUuid);
-    return { id: params.app_uuid, object: 'app', deleted: true };
+    await services.subscriptions.endAllOf(plan.appUuid);
+    return presentAppDeletion(await services.apps.delete(principal.developerId, plan));
   },
 };

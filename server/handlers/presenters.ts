@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { ApiKey, App, AppUser } from '../../src/contract/schemas/apps.js';
+import type { ApiKey, App, AppDeleted, AppUser } from '../../src/contract/schemas/apps.js';
 import { microToCredits } from '../store/money.js';
-import type { ApiKeyRecord, AppRecord, AppUserRecord, Page, PageOf } from '../store/types.js';
+import type { ApiKeyRecord, AppRecord, AppUserRecord, BalanceDestination, Page, PageOf } from '../store/types.js';
 
 /** Store records → the API's response shapes (DESIGN §4). */
 
@@ -21,6 +21,30 @@ export function presentApp(app: AppRecord): z.input<typeof App> {
     user_claims: app.userClaims,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
+  };
+}
+
+/** A deleted app, and where its credits went (null when it held none). */
+export function presentAppDeletion(deletion: {
+  appUuid: string;
+  movedMicro: number;
+  movedTestMicro: number;
+  destination: BalanceDestination | undefined;
+}): z.input<typeof AppDeleted> {
+  const { destination } = deletion;
+  const moved = destination && (deletion.movedMicro > 0 || deletion.movedTestMicro > 0);
+  return {
+    id: deletion.appUuid,
+    object: 'app',
+    deleted: true,
+    balance_moved: moved
+      ? {
+          to: 'appUuid' in destination ? 'app' : 'operator',
+          app_uuid: 'appUuid' in destination ? destination.appUuid : null,
+          credits: microToCredits(deletion.movedMicro),
+          test_credits: microToCredits(deletion.movedTestMicro),
+        }
+      : null,
   };
 }
 

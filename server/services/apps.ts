@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { AppCreateBody, AppUpdateBody } from '../../src/contract/schemas/apps.js';
+import type { AppCreateBody, AppDeleteBody, AppUpdateBody } from '../../src/contract/schemas/apps.js';
 import type { Clock } from '../clock.js';
-import { notFound } from '../errors.js';
-import { creditsToMicro } from '../store/money.js';
-import type { AppRecord, Grant, Page, Store } from '../store/types.js';
+import { conflict, invalidRequest, notFound } from '../errors.js';
+import { creditsToMicro, microToCredits } from '../store/money.js';
+import type { AppRecord, BalanceDestination, Grant, Page, Store } from '../store/types.js';
 
 export function appNotFound(appUuid: string) {
   return notFound(`No app ${appUuid}.`, 'app_not_found');
@@ -13,6 +13,13 @@ export function appNotFound(appUuid: string) {
 export function createAppsService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   const now = () => clock.now().toISOString();
+
+  /** The developer's app; another developer's or a deleted app is a 404, never a 403. */
+  async function get(developerId: string, appUuid: string): Promise<AppRecord> {
+    const app = await store.apps.get(developerId, appUuid);
+    if (!app) throw appNotFound(appUuid);
+    return app;
+  }
 
   return {
     async create(
@@ -42,12 +49,7 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
       return store.apps.list(developerId, page);
     },
 
-    /** The developer's app; another developer's or a deleted app is a 404, never a 403. */
-    async get(developerId: string, appUuid: string): Promise<AppRecord> {
-      const app = await store.apps.get(developerId, appUuid);
-      if (!app) throw appNotFound(appUuid);
-      return app;
-    },
+    get,
 
     async update(developerId: string, appUuid: string, input: z.output<typeof AppUpdateBody>) {
       const app = await store.apps.update(
@@ -70,10 +72,94 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
       return app;
     },
 
-    async delete(developerId: string, appUuid: string) {
-      if (!(await store.apps.delete(developerId, appUuid, now()))) throw appNotFound(appUuid);
+    oldestApp,
+
+    /**
+     * What deleting the app will do with its credits, refused (404, 409) before anything changes:
+     * the caller ends the app's subscriptions between this and `delete`, which must not happen
+     * for an app that stays.
+     */
+    async planDeletion(developerId: string, appUuid: string, input: z.output<typeof AppDeleteBody>): Promise<DeletionPlan> {
+      const app = await get(developerId, appUuid);
+      const destination = await destinationOf(developerId, app.appUuid, input);
+      const test = await store.metering.balance({ kind: 'app', appUuid: app.appUuid, test: true });
+      const held = { balanceMicro: app.balanceMicro, testBalanceMicro: test.balanceMicro, heldMicro: app.heldMicro + test.heldMicro };
+      if (held.heldMicro > 0 || (!destination && (held.balanceMicro > 0 || held.testBalanceMicro > 0))) {
+        throw await keptForCredits(developerId, app.appUuid, held);
+      }
+      return { appUuid: app.appUuid, destination };
+    },
+
+    /** Deletes the app as planned; the store checks the credits again in the same transaction. */
+    async delete(developerId: string, plan: DeletionPlan) {
+      const result = await store.apps.delete(developerId, plan.appUuid, now(), plan.destination);
+      if (result.outcome === 'not_found') throw appNotFound(plan.appUuid);
+      if (result.outcome === 'destination_not_found') throw destinationNotFound(plan.destination);
+      if (result.outcome === 'holds_credits') throw await keptForCredits(developerId, plan.appUuid, result);
+      return { appUuid: plan.appUuid, movedMicro: result.movedMicro, movedTestMicro: result.movedTestMicro, destination: plan.destination };
     },
   };
+
+  /** The developer's first app still there (their default app), leaving out `except`; null when none. */
+  async function oldestApp(developerId: string, except?: string): Promise<AppRecord | null> {
+    // Lists are newest first: the two last are the two oldest, one of which is not `except`.
+    const { total } = await store.apps.list(developerId, { limit: 1, offset: 0 });
+    const { items } = await store.apps.list(developerId, { limit: 2, offset: Math.max(0, total - 2) });
+    return items.reverse().find((app) => app.appUuid !== except) ?? null;
+  }
+
+  async function destinationOf(
+    developerId: string,
+    appUuid: string,
+    input: z.output<typeof AppDeleteBody>,
+  ): Promise<BalanceDestination | undefined> {
+    if (input.move_balance_to !== undefined) {
+      if (input.move_balance_to === appUuid) {
+        throw invalidRequest('move_balance_to must be another app: an app cannot keep its credits once deleted.', 'move_balance_to');
+      }
+      const target = await store.apps.get(developerId, input.move_balance_to);
+      if (!target) throw destinationNotFound({ appUuid: input.move_balance_to });
+      return { appUuid: target.appUuid };
+    }
+    if (!input.force) return undefined;
+    const other = await oldestApp(developerId, appUuid);
+    return other ? { appUuid: other.appUuid } : { operator: true };
+  }
+
+  /** The 409 of an app that holds credits: how many, and the two ways to delete it anyway. */
+  async function keptForCredits(
+    developerId: string,
+    appUuid: string,
+    held: { balanceMicro: number; testBalanceMicro: number; heldMicro: number },
+  ) {
+    if (held.heldMicro > 0) {
+      return conflict(
+        `App ${appUuid} has ${microToCredits(held.heldMicro)} credits held by requests in flight: delete it once they have finished.`,
+        'app_requests_in_flight',
+      );
+    }
+    const test = held.testBalanceMicro > 0 ? ` and ${microToCredits(held.testBalanceMicro)} test credits` : '';
+    const other = await oldestApp(developerId, appUuid);
+    const forced = other
+      ? `force: true to move them to your oldest other app, ${other.appUuid}`
+      : 'force: true to give them back to the operator (this is your last app; test credits are dropped)';
+    return conflict(
+      `App ${appUuid} holds ${microToCredits(held.balanceMicro)} credits${test}, which would be lost with it. ` +
+        `Give move_balance_to with another of your apps to move them there, or ${forced}.`,
+      'app_holds_credits',
+    );
+  }
+}
+
+/** A deletion checked and ready: which app, and where its credits go (undefined: it holds none). */
+export interface DeletionPlan {
+  appUuid: string;
+  destination: BalanceDestination | undefined;
+}
+
+function destinationNotFound(destination: BalanceDestination | undefined) {
+  const appUuid = destination && 'appUuid' in destination ? destination.appUuid : '';
+  return notFound(`No app ${appUuid} to move the balance to: move_balance_to must be another of your apps.`, 'app_not_found', 'move_balance_to');
 }
 
 export type AppsService = ReturnType<typeof createAppsService>;

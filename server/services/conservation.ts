@@ -1,3 +1,4 @@
+import { APP_BALANCE_MOVE } from '../store/app-deletion.js';
 import { UPGRADE_GRANT, type LedgerAudit, type Store } from '../store/types.js';
 
 /** The ledger kind of the operator's grants (`svc admin credits grant`, a new server's starting credits). */
@@ -7,11 +8,12 @@ export const OPERATOR_GRANT = 'operator_grant';
  * Where live credits come from and go (DESIGN §6). Every credit enters through a source: a payment
  * a real processor confirmed, a paid subscription period, or an operator grant. Transfers move
  * credits between accounts (two entries under one key, summing to nothing): a user's default
- * credits and top-ups from the app, rewards from their sponsor. Inference spends.
+ * credits and top-ups from the app, rewards from their sponsor, a deleted app's balance to where
+ * its developer sent it. Inference spends.
  */
 export const LEDGER_KINDS = {
   sources: ['credit_pack', 'app_funding', 'subscription_grant', UPGRADE_GRANT, OPERATOR_GRANT],
-  transfers: ['user_grant', 'user_top_up', 'daily_claim', 'task_reward', 'points_sync'],
+  transfers: ['user_grant', 'user_top_up', 'daily_claim', 'task_reward', 'points_sync', APP_BALANCE_MOVE],
   spend: ['inference'],
 } as const;
 

@@ -109,6 +109,22 @@ export interface AppPatch {
   userClaims?: boolean;
 }
 
+/**
+ * Where a deleted app's credits go: another live app of the same developer (live to live, test to
+ * test), or back to the operator (live credits to the promotions account; test credits, play
+ * money, are written off).
+ */
+export type BalanceDestination = { appUuid: string } | { operator: true };
+
+/** What deleting an app did, or why it did not. Amounts in micro-credits. */
+export type AppDeletion =
+  | { outcome: 'deleted'; movedMicro: number; movedTestMicro: number }
+  | { outcome: 'not_found' }
+  /** `moveTo` names an app that is not one of the developer's live apps (or is this app). */
+  | { outcome: 'destination_not_found' }
+  /** Kept: it holds credits and no destination was given, or requests in flight hold some. */
+  | { outcome: 'holds_credits'; balanceMicro: number; testBalanceMicro: number; heldMicro: number };
+
 export interface NewApiKey {
   keyId: string;
   appUuid: string;
@@ -358,7 +374,12 @@ export interface Store {
     /** A live app whoever owns it (for the operator), or null. */
     byId(appUuid: string): Promise<AppRecord | null>;
     update(developerId: string, appUuid: string, patch: AppPatch, at: string): Promise<AppRecord | null>;
-    delete(developerId: string, appUuid: string, at: string): Promise<boolean>;
+    /**
+     * Deletes the app in one transaction with what becomes of its credits. An app holding credits
+     * (live or test balance) is deleted only with `moveTo`: both balances move there, each with a
+     * ledger entry on either side. Credits held by requests in flight always keep the app.
+     */
+    delete(developerId: string, appUuid: string, at: string, moveTo?: BalanceDestination): Promise<AppDeletion>;
     /** Sets or clears the identity-provider configuration; 'taken' when another app of the same developer holds the id. */
     setIdp(
       appUuid: string,

@@ -257,9 +257,9 @@ describe('the conservation check', () => {
       await t.call('POST', `${API}/chat/completions`, { body: { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] } }),
       200,
     );
-    // A deleted app's credits stay in its account: still live money with a source.
+    // A deleted app's credits move to another app: still live money with a source.
     const doomed = await createOwnerApp(t, { balanceCredits: 5 });
-    expectStatus(await t.call('DELETE', appPath(doomed.appUuid)), 200);
+    expectStatus(await t.call('DELETE', appPath(doomed.appUuid), { body: { move_balance_to: t.appUuid } }), 200);
     await t.close();
     expect(statSync(db).mode & 0o777).toBe(0o600);
 

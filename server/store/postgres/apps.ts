@@ -1,8 +1,10 @@
+import type { Accounts } from './accounts.js';
 import type { Query, Sql } from './database.js';
 import type { KeyCache } from './key-cache.js';
 import type { Ledger } from './ledger.js';
+import { balanceMoveEntries } from '../app-deletion.js';
 import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from '../rows.js';
-import type { AppRecord, Store } from '../types.js';
+import type { AppDeletion, AppRecord, Store } from '../types.js';
 
 type HeldAppRow = AppRow & { held_micro: number };
 
@@ -13,7 +15,7 @@ const isUniqueViolation = (error: unknown, constraint: string) =>
  * Apps. Writes that can change what an API key resolves to clear the key cache once committed,
  * so this instance never serves the old answer after the write returns.
  */
-export function createAppsRepository(sql: Sql, ledger: Ledger, keyCache: KeyCache): Store['apps'] {
+export function createAppsRepository(sql: Sql, ledger: Ledger, accounts: Accounts, keyCache: KeyCache): Store['apps'] {
   const columns = sql.unsafe(`${APP_COLUMNS}, acc.held_micro`);
   const from = sql.unsafe(APP_FROM);
 
@@ -87,13 +89,43 @@ export function createAppsRepository(sql: Sql, ledger: Ledger, keyCache: KeyCach
       );
     },
 
-    async delete(developerId, appUuid, at) {
-      return changing(async () => {
-        const result = await sql`
-          UPDATE apps SET deleted_at = ${at}, idp_app_id = NULL
-          WHERE app_uuid = ${appUuid} AND developer_id = ${developerId} AND deleted_at IS NULL`;
-        return result.count === 1;
-      });
+    async delete(developerId, appUuid, at, moveTo) {
+      const target = moveTo && 'appUuid' in moveTo ? moveTo.appUuid : null;
+      return changing(() =>
+        sql.begin(async (tx): Promise<AppDeletion> => {
+          // Both apps locked, in one order, so two deletions moving credits to each other cannot deadlock.
+          const uuids = [...new Set([appUuid, target ?? appUuid])].sort();
+          const apps = await tx<{ app_uuid: string; account_id: number; test_account_id: number | null }[]>`
+            SELECT app_uuid, account_id, test_account_id FROM apps
+            WHERE app_uuid = ANY(${uuids}::text[]) AND developer_id = ${developerId} AND deleted_at IS NULL
+            ORDER BY app_uuid COLLATE "C" FOR UPDATE`;
+          const source = apps.find((app) => app.app_uuid === appUuid);
+          if (!source) return { outcome: 'not_found' };
+          const destination = target === null ? undefined : apps.find((app) => app.app_uuid === target);
+          if (target !== null && (!destination || target === appUuid)) return { outcome: 'destination_not_found' };
+          const testAccount = source.test_account_id;
+          // Locked too: a request holding credits of the app waits for this answer, or this for it.
+          const balances = await tx<{ id: number; balance_micro: number; held_micro: number }[]>`
+            SELECT id, balance_micro, held_micro FROM accounts
+            WHERE id = ANY(${[source.account_id, testAccount ?? source.account_id]}::bigint[]) ORDER BY id FOR UPDATE`;
+          const of = (id: number | null) => balances.find((row) => row.id === id) ?? { balance_micro: 0, held_micro: 0 };
+          const balanceMicro = of(source.account_id).balance_micro;
+          const testBalanceMicro = of(testAccount).balance_micro;
+          const heldMicro = of(source.account_id).held_micro + of(testAccount).held_micro;
+          if (heldMicro > 0 || ((balanceMicro > 0 || testBalanceMicro > 0) && !moveTo)) {
+            return { outcome: 'holds_credits', balanceMicro, testBalanceMicro, heldMicro };
+          }
+          const liveTo = destination?.account_id ?? (await accounts.of({ kind: 'promotions' }, tx));
+          const testTo = target !== null && testBalanceMicro > 0 ? await accounts.of({ kind: 'app', appUuid: target, test: true }, tx) : null;
+          const moves = [
+            ...balanceMoveEntries(appUuid, at, { from: source.account_id, to: liveTo, amountMicro: balanceMicro }),
+            ...(testAccount === null ? [] : balanceMoveEntries(appUuid, at, { from: testAccount, to: testTo, amountMicro: testBalanceMicro })),
+          ];
+          for (const move of moves) await ledger.post(tx, move.accountId, move.grant);
+          await tx`UPDATE apps SET deleted_at = ${at}, idp_app_id = NULL WHERE app_uuid = ${appUuid}`;
+          return { outcome: 'deleted', movedMicro: balanceMicro, movedTestMicro: testBalanceMicro };
+        }),
+      );
     },
 
     async setIdp(appUuid, idp, at) {

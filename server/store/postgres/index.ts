@@ -39,7 +39,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   let closed = false;
   return {
     developers: guarded(createDevelopersRepository(sql)),
-    apps: guarded(createAppsRepository(sql, ledger, keyCache)),
+    apps: guarded(createAppsRepository(sql, ledger, accounts, keyCache)),
     apiKeys: guarded(createApiKeysRepository(sql, keyCache)),
     users: guarded(createUsersRepository(sql, ledger, accounts)),
     metering: guarded(createMeteringRepository(sql, accounts, instance.instanceId)),

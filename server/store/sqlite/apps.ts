@@ -1,11 +1,13 @@
+import type { Accounts } from './accounts.js';
 import type { Db } from './database.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
+import { balanceMoveEntries } from '../app-deletion.js';
 import { APP_COLUMNS, APP_FROM, toApp, type AppRow } from '../rows.js';
-import type { Store } from '../types.js';
+import type { AppDeletion, Store } from '../types.js';
 
 /** `changed` runs after every write that can change what an API key resolves to. */
-export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, changed: () => void): Store['apps'] {
+export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts, changed: () => void): Store['apps'] {
   const insert = db.prepare(
     `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins,
        rate_limit_rpm, rate_limit_tpm, user_claims, created_at, updated_at)
@@ -30,6 +32,9 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
   );
   // An app keeps its place among an id's holders while it keeps the id (a new key included);
   // taking an id it did not hold puts it after every holder there is (migration 17).
+  const selectAccounts = db.prepare<[string, string], { account_id: number; test_account_id: number | null }>(
+    'SELECT account_id, test_account_id FROM apps WHERE app_uuid = ? AND developer_id = ? AND deleted_at IS NULL',
+  );
   const updateIdp = db.prepare(
     `UPDATE apps SET
        idp_order = CASE WHEN @idpAppId IS NULL THEN NULL WHEN idp_app_id IS @idpAppId THEN idp_order
@@ -108,9 +113,34 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, chang
       })();
     },
 
-    async delete(developerId, appUuid, at) {
-      changed();
-      return softDelete.run(at, appUuid, developerId).changes === 1;
+    async delete(developerId, appUuid, at, moveTo) {
+      // Synchronous from here to the commit: no request can hold or move these credits meanwhile.
+      const source = selectAccounts.get(appUuid, developerId);
+      if (!source) return { outcome: 'not_found' };
+      const target = moveTo && 'appUuid' in moveTo ? moveTo.appUuid : null;
+      const destination = target === null ? undefined : selectAccounts.get(target, developerId);
+      if (target !== null && (!destination || target === appUuid)) return { outcome: 'destination_not_found' };
+      const testAccount = source.test_account_id;
+      const balanceMicro = ledger.balanceOf(source.account_id);
+      const testBalanceMicro = testAccount === null ? 0 : ledger.balanceOf(testAccount);
+      const heldMicro = holds.of(source.account_id) + (testAccount === null ? 0 : holds.of(testAccount));
+      if (heldMicro > 0 || ((balanceMicro > 0 || testBalanceMicro > 0) && !moveTo)) {
+        return { outcome: 'holds_credits', balanceMicro, testBalanceMicro, heldMicro };
+      }
+      // Looked up before the transaction: opening a test account commits on its own (and is
+      // cached), which a rollback must not undo behind the cache's back. An empty account is harmless.
+      const liveTo = destination?.account_id ?? accounts.of({ kind: 'promotions' });
+      const testTo = target !== null && testBalanceMicro > 0 ? accounts.of({ kind: 'app', appUuid: target, test: true }) : null;
+      return db.transaction((): AppDeletion => {
+        const moves = [
+          ...balanceMoveEntries(appUuid, at, { from: source.account_id, to: liveTo, amountMicro: balanceMicro }),
+          ...(testAccount === null ? [] : balanceMoveEntries(appUuid, at, { from: testAccount, to: testTo, amountMicro: testBalanceMicro })),
+        ];
+        for (const move of moves) ledger.post(move.accountId, move.grant);
+        changed();
+        softDelete.run(at, appUuid, developerId);
+        return { outcome: 'deleted', movedMicro: balanceMicro, movedTestMicro: testBalanceMicro };
+      })();
     },
 
     async setIdp(appUuid, idp, at) {

@@ -44,7 +44,7 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
         return listDevelopers.all().map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at, apps: row.apps }));
       },
     },
-    apps: createAppsRepository(db, ledger, holds, () => keyCache.clear()),
+    apps: createAppsRepository(db, ledger, holds, accounts, () => keyCache.clear()),
     apiKeys: createApiKeysRepository(db, holds, keyCache),
     users: createUsersRepository(db, ledger, holds, accounts),
     metering,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_ROLES } from '../operation.js';
-import { Address, AppUuid, Credits, NonNegativeCredits, PlainText, PositiveCredits, Timestamp } from './common.js';
+import { Address, AppUuid, Credits, Deleted, NonNegativeCredits, PlainText, PositiveCredits, Timestamp } from './common.js';
 
 export const AppType = z.enum(['standard', 'pooled_api']);
 
@@ -57,6 +57,35 @@ export const AppUpdateBody = z.strictObject({
   rate_limit_rpm: RateLimit('Requests').describe('Requests per minute per key or user (omitted: unchanged; null: the server default)'),
   rate_limit_tpm: RateLimit('Tokens').describe('Tokens per minute per key or user (omitted: unchanged; null: the server default)'),
   user_claims: UserClaims.optional(),
+});
+
+/**
+ * An app holding credits is deleted only when its developer says where they go: nothing is lost
+ * without being asked for.
+ */
+export const AppDeleteBody = z.strictObject({
+  move_balance_to: AppUuid.optional().describe(
+    'Another of your apps: the app’s balance (live and test) moves there before it is deleted',
+  ),
+  force: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Delete even though the app holds credits: they move to your oldest other app, or, from your last app, back to the operator (test credits are dropped)',
+    ),
+});
+
+/** Where a deleted app's credits went: another app of the developer, or back to the operator. */
+export const AppDeleted = Deleted.extend({
+  balance_moved: z
+    .object({
+      to: z.enum(['app', 'operator']),
+      app_uuid: z.uuid().nullable().describe('The app that received them (null: the operator)'),
+      credits: Credits.describe('Live credits moved'),
+      test_credits: Credits.describe('Test credits moved to the app’s test balance (dropped when they went to the operator)'),
+    })
+    .nullable()
+    .describe('null when the app held no credits'),
 });
 
 export const KeyRoleSchema = z

@@ -30,6 +30,7 @@ export type BillingRecord = Answer<'developer.billing'>['data'][number];
 
 export type AppFields = Body<'developer.apps.create'>;
 export type AppChanges = Body<'developer.apps.update'>;
+export type AppDisposal = Body<'developer.apps.delete'>;
 export type KeyFields = Body<'developer.apps.api-keys.create'>;
 export type PlanChoice = Body<'subscriptions.upgrade'>;
 export type Granularity = AppUsage['granularity'];
@@ -49,7 +50,8 @@ export interface DashboardApi {
   apps(): Promise<Page<App>>;
   createApp(fields: AppFields): Promise<App>;
   updateApp(appUuid: string, changes: AppChanges): Promise<App>;
-  deleteApp(appUuid: string): Promise<void>;
+  /** Deletes the app; `disposal` says where its credits go (an app holding some is refused without). */
+  deleteApp(appUuid: string, disposal?: AppDisposal): Promise<void>;
   /** A checkout that adds `credits` to the app's balance once paid. */
   fundApp(appUuid: string, credits: number): Promise<Checkout>;
 

@@ -36,8 +36,8 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
     apps: () => readPages((offset) => client.call(op('developer.apps.list'), { query: { limit: 100, offset } })),
     createApp: (fields) => client.call(op('developer.apps.create'), { body: fields }),
     updateApp: (appUuid, changes) => client.call(op('developer.apps.update'), { params: app(appUuid), body: changes }),
-    async deleteApp(appUuid) {
-      await client.call(op('developer.apps.delete'), { params: app(appUuid) });
+    async deleteApp(appUuid, disposal) {
+      await client.call(op('developer.apps.delete'), { params: app(appUuid), ...(disposal ? { body: disposal } : {}) });
     },
     fundApp: (appUuid, credits) => client.call(op('developer.apps.fund'), { params: app(appUuid), body: { credits } }),
 

@@ -1,6 +1,6 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { API, createApp, getApp, useTestServer } from '../../../../test/helpers/api.js';
+import { API, createApp, createOwnerApp, getApp, useTestServer } from '../../../../test/helpers/api.js';
 import { KEY, openDashboard, serverApi } from '../testing.js';
 
 const t = useTestServer();
@@ -176,6 +176,30 @@ describe('the Apps screen', () => {
     await dash.shows('Deleted Doomed.');
     expect(dash.screen()).toContain('Apps (1)');
     expect((await t.call('GET', `/api/v1/developer/apps/${created.app_uuid}`)).status).toBe(404);
+  });
+
+  it('deleting an app that holds credits says where they go, and moves them there', async () => {
+    t.clock.advance(1_000);
+    await createOwnerApp(t, { name: 'Rich', balanceCredits: 25 });
+    const before = (await getApp(t, t.appUuid)).balance_credits;
+    const dash = open();
+    await dash.shows(/Rich\s+standard/);
+    await dash.pick('Rich');
+    dash.press('d');
+    await dash.shows('Its 25 credits, and its test credits, move to Default app,');
+    dash.type('Rich');
+    dash.press(KEY.enter);
+    await dash.shows('Deleted Rich.');
+    expect((await getApp(t, t.appUuid)).balance_credits).toBe(before + 25);
+  });
+
+  it('deleting the last app says its credits go back to the operator', async () => {
+    const dash = open();
+    await dash.shows('Apps (1)');
+    dash.press('d');
+    await dash.shows('It is your last app: its 100 credits go back to the operator,');
+    dash.press(KEY.esc);
+    await dash.hides('It is your last app');
   });
 
   it('Esc leaves a dialog without changing anything', async () => {

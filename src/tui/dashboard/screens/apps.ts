@@ -53,18 +53,29 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
     },
   });
 
-  const remove = (app: App) =>
-    confirmModal({
+  const remove = (app: App) => {
+    // Said here and sent as said: the oldest other app receives the credits, as the server's `force` would.
+    const heir = (dataOf(apps.resource)?.items ?? [])
+      .filter((other) => other.app_uuid !== app.app_uuid)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at))[0];
+    const balance = credits(app.balance_credits);
+    return confirmModal({
       title: `Delete the app ${app.name}?`,
-      lines: ['Its keys stop working at once; its users and usage go with it.'],
+      lines: [
+        'Its keys stop working at once; its users and usage go with it.',
+        ...(heir
+          ? [`Its ${balance} credits, and its test credits, move to ${heir.name},`, 'your oldest other app.']
+          : [`It is your last app: its ${balance} credits go back to the operator,`, 'and its test credits are dropped.']),
+      ],
       typed: app.name,
       confirmLabel: 'delete it',
       async run() {
-        await api.deleteApp(app.app_uuid);
+        await api.deleteApp(app.app_uuid, heir ? { move_balance_to: heir.app_uuid } : { force: true });
         await apps.reload();
         session.flash('info', `Deleted ${app.name}.`);
       },
     });
+  };
 
   const fund = (app: App): FormModal => ({
     kind: 'form',
