@@ -3,20 +3,32 @@ import type { RateCounter } from '../types.js';
 /**
  * Rate-limit counters in memory: SQLite means one server process, and a counter that resets
  * with a restart only forgives one minute. A multi-instance backend shares them instead.
+ *
+ * One map per window, and only the two newest windows are kept (a request that began in the
+ * previous minute may still add its tokens there): when a window opens, what is older goes in one
+ * step, so every caller ever seen does not stay in memory, and no sweep walks the counters.
  */
 export function createRateCounters(): RateCounter {
-  const counters = new Map<string, { windowStart: number; total: number }>();
+  const windows = new Map<number, Map<string, number>>();
+  const windowOf = (windowStart: number) => {
+    let counters = windows.get(windowStart);
+    if (!counters) {
+      counters = new Map();
+      windows.set(windowStart, counters);
+      const kept = [...windows.keys()].sort((a, b) => b - a).slice(0, 2);
+      for (const start of windows.keys()) if (!kept.includes(start)) windows.delete(start);
+    }
+    return counters;
+  };
   return {
     async add(key, windowStart, amount) {
-      const counter = counters.get(key);
-      // A new window starts from zero; the old entry is reused, so the map holds one per key.
-      const total = (counter && counter.windowStart === windowStart ? counter.total : 0) + amount;
-      counters.set(key, { windowStart, total });
+      const counters = windowOf(windowStart);
+      const total = (counters.get(key) ?? 0) + amount;
+      counters.set(key, total);
       return total;
     },
     async get(key, windowStart) {
-      const counter = counters.get(key);
-      return counter && counter.windowStart === windowStart ? counter.total : 0;
+      return windows.get(windowStart)?.get(key) ?? 0;
     },
   };
 }
