@@ -1,12 +1,11 @@
 import { createAnthropicAdapter } from './anthropic/adapter.js';
-import { modelEntries, readProvidersFile, resolveProviders, type ResolvedProvider } from './config.js';
+import { readProvidersFile, resolveProviders, type ResolvedProvider } from './config.js';
 import { createOpenAIAdapter } from './openai/adapter.js';
 import type { UpstreamProvider } from './registry.js';
 import { createUpstream } from './upstream.js';
 
 /** One configured provider as an adapter over a pooled upstream, with its priced models. */
-export function buildProvider({ config, apiKey }: ResolvedProvider): UpstreamProvider {
-  const models = modelEntries(config);
+export function buildProvider({ config, apiKey, models }: ResolvedProvider): UpstreamProvider {
   if (config.type === 'anthropic') {
     const upstream = createUpstream({ provider: config.id, baseUrl: config.base_url, headers: apiKey ? { 'x-api-key': apiKey } : {} });
     return { id: config.id, adapter: createAnthropicAdapter({ upstream }), models };

@@ -1,21 +1,48 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { CatalogAnswer } from './catalog.js';
+import { lineColumnAt, parseErrorAt, valueOffsets } from './json-location.js';
+import { resolvePrices } from './model-prices.js';
 import { IMAGE_TOKENS } from './tokens.js';
 import type { Capability, ModelEntry } from './types.js';
 
 const ProviderId = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lower-case letters, digits, "-" or "_"');
 
+const Price = z.number().min(0).optional();
+/** USD per million tokens; what a model leaves out, the catalog fills (see the README's price table). */
+const TOKEN_PRICES = {
+  input_price: Price,
+  output_price: Price,
+  /** A cache read, a 5-minute and a 1-hour cache write, per million input tokens (default: the catalog, else the provider type's published rule). */
+  cached_input_price: Price,
+  cache_write_price: Price,
+  cache_write_1h_price: Price,
+  /** Per million reasoning tokens (default: the output price). */
+  reasoning_price: Price,
+};
+const givesAPrice = (prices: Record<string, unknown>) => Object.keys(TOKEN_PRICES).some((field) => prices[field] !== undefined);
+
+/** Prices for a request whose input exceeds `above_input_tokens`, for the whole request. */
+const PriceTierConfig = z
+  .strictObject({ above_input_tokens: z.number().int().nonnegative(), ...TOKEN_PRICES })
+  .refine(givesAPrice, 'a tier gives at least one price');
+const PriceTiers = z
+  .array(PriceTierConfig)
+  .min(1)
+  .refine((tiers) => new Set(tiers.map((tier) => tier.above_input_tokens)).size === tiers.length, 'two tiers start above the same input size');
+
+/** A service tier (`service_tier: "flex"` or `"priority"`): a multiple of the standard prices, or its own prices, or both (its prices win). */
+const ServiceTierConfig = z
+  .strictObject({ multiplier: z.number().positive().optional(), ...TOKEN_PRICES, tiers: PriceTiers.optional() })
+  .refine((tier) => tier.multiplier !== undefined || givesAPrice(tier), 'give a multiplier or prices');
+
 const ModelConfig = z.strictObject({
   id: z.string().min(1).regex(/^\S+$/, 'must not contain spaces'),
-  /** USD per million tokens. */
-  input_price: z.number().min(0),
-  output_price: z.number().min(0),
-  /** A cache read, a 5-minute and a 1-hour cache write, per million input tokens (default: the provider type's published rule). */
-  cached_input_price: z.number().min(0).optional(),
-  cache_write_price: z.number().min(0).optional(),
-  cache_write_1h_price: z.number().min(0).optional(),
-  /** Per million reasoning tokens (default: the output price). */
-  reasoning_price: z.number().min(0).optional(),
+  ...TOKEN_PRICES,
+  tiers: PriceTiers.optional(),
+  service_tiers: z.strictObject({ flex: ServiceTierConfig.optional(), priority: ServiceTierConfig.optional() }).optional(),
+  /** USD per web search the upstream runs. */
+  web_search_price: Price,
   context_length: z.number().int().positive().optional(),
   max_output_tokens: z.number().int().positive().optional(),
   /** The most one input image costs on this model, in input tokens (default: the provider type's published maximum). */
@@ -39,54 +66,35 @@ export const ProvidersFile = z.strictObject({ providers: z.array(ProviderConfig)
 export type ProvidersFile = z.infer<typeof ProvidersFile>;
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
-/** A provider ready to be built: its config and its resolved key. */
+/** A provider ready to be built: its config, its resolved key, and its priced models. */
 export interface ResolvedProvider {
   config: ProviderConfig;
   apiKey: string | null;
+  models: ModelEntry[];
 }
 
 const DEFAULT_MAX_OUTPUT = 4096;
 
-type PriceTable = [id: string, input: number, output: number, context: number, capabilities?: Capability[]][];
 /** Every chat model also serves the Responses API: natively, or translated to chat. */
 const CHAT: Capability[] = ['chat', 'tools', 'responses'];
+const EMBEDDINGS: Capability[] = ['embeddings'];
 
 /**
- * List prices (USD per million tokens) of the well-known models of the built-in providers, as
- * published when this table was written. A providers file with the same provider id replaces
- * a built-in provider, prices included.
+ * The well-known models of the built-in providers, priced by the catalog (a model the catalog
+ * stops listing is left out rather than served unpriced). A providers file with the same
+ * provider id replaces a built-in provider.
  */
-const OPENAI_MODELS: PriceTable = [
-  ['gpt-4.1', 2, 8, 1_047_576],
-  ['gpt-4.1-mini', 0.4, 1.6, 1_047_576],
-  ['gpt-4.1-nano', 0.1, 0.4, 1_047_576],
-  ['gpt-4o', 2.5, 10, 128_000],
-  ['gpt-4o-mini', 0.15, 0.6, 128_000],
-  ['o4-mini', 1.1, 4.4, 200_000],
-  ['text-embedding-3-small', 0.02, 0, 8191, ['embeddings']],
-  ['text-embedding-3-large', 0.13, 0, 8191, ['embeddings']],
+const OPENAI_MODELS = [
+  ...['gpt-6-astra', 'gpt-6-sol', 'gpt-6-luna', 'gpt-5.6-sol', 'gpt-5.6-terra', 'gpt-5.6-luna', 'gpt-5.5', 'gpt-5-mini', 'gpt-5-nano'],
+  ...['gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'o3', 'o4-mini'],
 ];
-const ANTHROPIC_MODELS: PriceTable = [
-  ['claude-opus-4-1', 15, 75, 200_000],
-  ['claude-sonnet-4-5', 3, 15, 200_000],
-  ['claude-haiku-4-5', 1, 5, 200_000],
+const OPENAI_EMBEDDINGS = ['text-embedding-3-small', 'text-embedding-3-large'];
+const ANTHROPIC_MODELS = ['claude-opus-5-5', 'claude-opus-5', 'claude-sonnet-5', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'];
+const OPENROUTER_MODELS = [
+  ...['openai/gpt-6-sol', 'openai/gpt-5.6-terra', 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-5', 'anthropic/claude-sonnet-4.5'],
+  ...['google/gemini-3.5-flash', 'google/gemini-2.5-flash', 'deepseek/deepseek-v4-flash', 'moonshotai/kimi-k2', 'meta-llama/llama-3.3-70b-instruct'],
 ];
-const OPENROUTER_MODELS: PriceTable = [
-  ['openai/gpt-4o-mini', 0.15, 0.6, 128_000],
-  ['anthropic/claude-sonnet-4.5', 3, 15, 200_000],
-  ['meta-llama/llama-3.3-70b-instruct', 0.13, 0.4, 131_072],
-  ['google/gemini-2.5-flash', 0.3, 2.5, 1_048_576],
-];
-
-function models(table: PriceTable): ProviderConfig['models'] {
-  return table.map(([id, input_price, output_price, context_length, capabilities = CHAT]) => ({
-    id,
-    input_price,
-    output_price,
-    context_length,
-    capabilities,
-  }));
-}
+const listed = (ids: string[], capabilities = CHAT) => ids.map((id) => ({ id, capabilities }));
 
 /** The built-in providers that the environment configures. */
 function fromEnvironment(env: NodeJS.ProcessEnv): ProviderConfig[] {
@@ -98,7 +106,7 @@ function fromEnvironment(env: NodeJS.ProcessEnv): ProviderConfig[] {
       base_url: env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
       api_key_env: 'OPENAI_API_KEY',
       supports_responses: true,
-      models: models(OPENAI_MODELS),
+      models: [...listed(OPENAI_MODELS), ...listed(OPENAI_EMBEDDINGS, EMBEDDINGS)],
     });
   }
   if (env.ANTHROPIC_API_KEY) {
@@ -107,7 +115,7 @@ function fromEnvironment(env: NodeJS.ProcessEnv): ProviderConfig[] {
       type: 'anthropic',
       base_url: env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com/v1',
       api_key_env: 'ANTHROPIC_API_KEY',
-      models: models(ANTHROPIC_MODELS),
+      models: listed(ANTHROPIC_MODELS),
     });
   }
   if (env.OPENROUTER_API_KEY) {
@@ -116,7 +124,7 @@ function fromEnvironment(env: NodeJS.ProcessEnv): ProviderConfig[] {
       type: 'openai',
       base_url: 'https://openrouter.ai/api/v1',
       api_key_env: 'OPENROUTER_API_KEY',
-      models: models(OPENROUTER_MODELS),
+      models: listed(OPENROUTER_MODELS),
     });
   }
   if (env.OLLAMA_BASE_URL) {
@@ -136,66 +144,116 @@ function fromEnvironment(env: NodeJS.ProcessEnv): ProviderConfig[] {
 
 export class ProvidersConfigError extends Error {}
 
-/** Reads and validates a providers file; the message names the file and the bad field. */
-export function readProvidersFile(path: string): ProvidersFile {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new ProvidersConfigError(`providers file ${path}: ${(error as Error).message}`);
-  }
-  const parsed = ProvidersFile.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ProvidersConfigError(`providers file ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
-  }
-  return parsed.data;
+/** A parsed providers file, and where each of its values is in it (`FILE:LINE:COLUMN`), for errors. */
+export interface ProvidersFileContents {
+  data: ProvidersFile;
+  where(path: readonly (string | number)[]): string;
 }
 
 /**
- * Every upstream provider: the built-in ones the environment enables, then the file's (a file
- * provider with a built-in's id replaces it). A provider whose key variable is unset is refused.
+ * `FILE:LINE:COLUMN` of the value at `path`, or of the nearest enclosing one that is there (for a
+ * field left out, the object that lacks it).
  */
-export function resolveProviders(env: NodeJS.ProcessEnv, file: ProvidersFile | null): ResolvedProvider[] {
-  const byId = new Map<string, ProviderConfig>();
-  for (const provider of [...fromEnvironment(env), ...(file?.providers ?? [])]) byId.set(provider.id, provider);
-  return [...byId.values()].map((config) => {
-    const apiKey = config.api_key_env ? (env[config.api_key_env] ?? null) : null;
-    if (config.api_key_env && !apiKey) {
-      throw new ProvidersConfigError(`provider ${config.id}: the environment variable ${config.api_key_env} is not set`);
+function locator(path: string, text: string) {
+  const offsetOf = valueOffsets(text);
+  return (at: readonly (string | number)[]) => {
+    for (let depth = at.length; depth >= 0; depth--) {
+      const offset = offsetOf(at.slice(0, depth));
+      if (offset !== undefined) return `${path}:${lineColumnAt(text, offset)}`;
     }
-    return { config, apiKey };
+    return path;
+  };
+}
+
+/** Reads and validates a providers file; the message names the file, the line and column, and the bad field. */
+export function readProvidersFile(path: string): ProvidersFileContents {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ProvidersConfigError(`providers file ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    const { message, offset } = parseErrorAt((error as Error).message, text);
+    throw new ProvidersConfigError(`${path}:${lineColumnAt(text, offset)}: not valid JSON: ${message}`);
+  }
+  const where = locator(path, text);
+  const parsed = ProvidersFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = (issue?.path ?? []).filter((key): key is string | number => typeof key !== 'symbol');
+    throw new ProvidersConfigError(`${where(at)}: ${at.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return { data: parsed.data, where };
+}
+
+/** Why a model has no price, and what to add, in one line. */
+function unpriced(id: string, missing: string[], catalog: CatalogAnswer): string {
+  const inCatalog =
+    catalog.kind === 'ambiguous'
+      ? `the catalog prices it differently at ${catalog.providers.join(', ')}`
+      : `none in the catalog${catalog.kind === 'missing' && catalog.provider ? ` (${catalog.provider})` : ''}`;
+  return `model '${id}' has no price in the file and ${inCatalog}; add ${missing.join(' and ')}`;
+}
+
+/**
+ * The priced models of one provider: the file's prices over the catalog's for the model where it
+ * is served, field by field. A model left without an input or an output price is refused with
+ * `where` it is (built-in providers leave it out instead: their lists name catalog models).
+ */
+export function modelEntries(
+  config: ProviderConfig,
+  options: { builtIn?: boolean; where?: (modelIndex: number) => string; at?: Date } = {},
+): ModelEntry[] {
+  const host = { type: config.type, baseUrl: config.base_url, providerId: config.id };
+  return config.models.flatMap((model, index): ModelEntry[] => {
+    const id = `${config.id}/${model.id}`;
+    const { prices, origin, catalog } = resolvePrices(model.id, model, host, { builtIn: options.builtIn ?? false, at: options.at });
+    const { inputPrice, outputPrice } = prices;
+    if (inputPrice === undefined || outputPrice === undefined) {
+      if (options.builtIn) return [];
+      const missing = [...(inputPrice === undefined ? ['input_price'] : []), ...(outputPrice === undefined ? ['output_price'] : [])];
+      throw new ProvidersConfigError(`${options.where?.(index) ?? `provider ${config.id}`}: ${unpriced(id, missing, catalog)}`);
+    }
+    return [
+      {
+        ...prices,
+        id,
+        provider: config.id,
+        model: model.id,
+        inputPrice,
+        outputPrice,
+        priceOrigin: origin,
+        contextLength: model.context_length ?? (catalog.kind === 'found' ? catalog.contextLength : null),
+        defaultMaxOutputTokens: model.max_output_tokens ?? DEFAULT_MAX_OUTPUT,
+        imageTokens: model.image_tokens ?? IMAGE_TOKENS[config.type],
+        capabilities: model.capabilities ?? CHAT,
+      },
+    ];
   });
 }
 
 /**
- * Cache prices as multiples of the input price where a provider type publishes one rule for all
- * its models: Anthropic bills a cache read at 0.1×, a 5-minute write at 1.25× and a 1-hour write
- * at 2×. OpenAI's cached-input discount differs by model, so it must be given (else: full price).
+ * Every upstream provider, priced: the built-in ones the environment enables, then the file's (a
+ * file provider with a built-in's id replaces it). A provider whose key variable is unset, and a
+ * model without a price, are refused.
  */
-const CACHE_RULES: Partial<Record<ProviderConfig['type'], { read: number; write: number; write1h: number }>> = {
-  anthropic: { read: 0.1, write: 1.25, write1h: 2 },
-};
-
-/** `input × factor`, kept to the millionth of a dollar the prices are summed in. */
-const times = (price: number, factor: number) => Math.round(price * factor * 1_000_000) / 1_000_000;
-
-/** The catalog entries of one provider's models. */
-export function modelEntries(config: ProviderConfig): ModelEntry[] {
-  const rule = CACHE_RULES[config.type];
-  return config.models.map((model) => ({
-    id: `${config.id}/${model.id}`,
-    provider: config.id,
-    model: model.id,
-    inputPrice: model.input_price,
-    outputPrice: model.output_price,
-    cachedInputPrice: model.cached_input_price ?? (rule ? times(model.input_price, rule.read) : undefined),
-    cacheWritePrice: model.cache_write_price ?? (rule ? times(model.input_price, rule.write) : undefined),
-    cacheWrite1hPrice: model.cache_write_1h_price ?? (rule ? times(model.input_price, rule.write1h) : undefined),
-    reasoningPrice: model.reasoning_price,
-    contextLength: model.context_length ?? null,
-    defaultMaxOutputTokens: model.max_output_tokens ?? DEFAULT_MAX_OUTPUT,
-    imageTokens: model.image_tokens ?? IMAGE_TOKENS[config.type],
-    capabilities: model.capabilities ?? CHAT,
-  }));
+export function resolveProviders(env: NodeJS.ProcessEnv, file: ProvidersFileContents | null, at?: Date): ResolvedProvider[] {
+  const byId = new Map<string, { config: ProviderConfig; fileIndex: number | null }>();
+  for (const config of fromEnvironment(env)) byId.set(config.id, { config, fileIndex: null });
+  file?.data.providers.forEach((config, fileIndex) => byId.set(config.id, { config, fileIndex }));
+  return [...byId.values()].map(({ config, fileIndex }) => {
+    const apiKey = config.api_key_env ? (env[config.api_key_env] ?? null) : null;
+    if (config.api_key_env && !apiKey) {
+      throw new ProvidersConfigError(`provider ${config.id}: the environment variable ${config.api_key_env} is not set`);
+    }
+    const models =
+      fileIndex === null || !file
+        ? modelEntries(config, { builtIn: true, at })
+        : modelEntries(config, { where: (index) => file.where(['providers', fileIndex, 'models', index]), at });
+    return { config, apiKey, models };
+  });
 }

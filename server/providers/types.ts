@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChatCompletion, ChatCompletionBody, Usage } from '../../src/contract/schemas/inference.js';
+import type { ChatCompletion, ChatCompletionBody, PriceSource as PriceSourceSchema, Usage } from '../../src/contract/schemas/inference.js';
 
 /**
  * Tokens as the upstream counted them, in OpenAI's convention: `inputTokens` is every input token
@@ -18,6 +18,16 @@ export interface TokenUsage {
   cacheWrite1hTokens?: number;
   /** Output spent on reasoning (thinking). */
   reasoningTokens?: number;
+  /**
+   * Web searches the upstream ran for the request (Anthropic's `server_tool_use.web_search_requests`,
+   * the Responses API's `web_search_call` items), each priced at the model's `webSearchPrice`.
+   */
+  webSearchCalls?: number;
+  /**
+   * The service tier that served the request as the upstream reports it (OpenAI's `service_tier`
+   * in the answer); it is what is billed. Unset: the tier the request asked for.
+   */
+  serviceTier?: string;
 }
 
 export type ChatBody = z.output<typeof ChatCompletionBody>;
@@ -146,7 +156,54 @@ export interface ProviderAdapter {
 
 export type Capability = 'chat' | 'embeddings' | 'responses' | 'tools';
 
-export interface ModelEntry {
+/** The price of each kind of token, USD per million; a tier or a service tier gives only what differs. */
+export interface TokenPrices {
+  inputPrice?: number;
+  outputPrice?: number;
+  /** Input read from the prompt cache (default: the input price). */
+  cachedInputPrice?: number;
+  /** Input written to the cache for 5 minutes, and for an hour (default: the input price). */
+  cacheWritePrice?: number;
+  cacheWrite1hPrice?: number;
+  /** Reasoning output (default: the output price). */
+  reasoningPrice?: number;
+}
+
+/**
+ * Prices for a request whose input exceeds `aboveInputTokens`, field by field over the others.
+ * They apply to the whole request, as Anthropic, Google and OpenAI bill long context.
+ */
+export interface PriceTier extends TokenPrices {
+  aboveInputTokens: number;
+}
+
+/** The service tiers priced apart from the standard one (OpenAI's `service_tier`). */
+export type ServiceTierName = 'flex' | 'priority';
+
+/** A service tier's prices over the standard ones; its own input tiers, when given, replace the standard ones. */
+export interface ServiceTierPrices extends TokenPrices {
+  tiers?: PriceTier[];
+}
+
+/** How a model is priced: per kind of token, by input size, by service tier, and per call of a server tool. */
+export interface PriceModel extends TokenPrices {
+  /** In ascending `aboveInputTokens`. */
+  tiers?: PriceTier[];
+  serviceTiers?: Partial<Record<ServiceTierName, ServiceTierPrices>>;
+  /** USD per web search the upstream runs for a request. */
+  webSearchPrice?: number;
+}
+
+/** Where a model's prices came from (the catalog is @pydantic/genai-prices). */
+export type PriceSource = z.infer<typeof PriceSourceSchema>;
+
+export interface PriceOrigin {
+  source: PriceSource;
+  /** The catalog's provider and model that filled prices, when it did. */
+  catalog?: { provider: string; model: string };
+}
+
+export interface ModelEntry extends PriceModel {
   /** `<provider>/<model>`. */
   id: string;
   provider: string;
@@ -154,13 +211,8 @@ export interface ModelEntry {
   /** USD per million tokens. */
   inputPrice: number;
   outputPrice: number;
-  /** USD per million input tokens read from the prompt cache (default: the input price). */
-  cachedInputPrice?: number;
-  /** USD per million input tokens written to the cache for 5 minutes, and for an hour (default: the input price). */
-  cacheWritePrice?: number;
-  cacheWrite1hPrice?: number;
-  /** USD per million reasoning tokens (default: the output price). */
-  reasoningPrice?: number;
+  /** Unset: `built_in`. */
+  priceOrigin?: PriceOrigin;
   contextLength: number | null;
   /** Output tokens held for a request that does not set `max_tokens`. */
   defaultMaxOutputTokens: number;

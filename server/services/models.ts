@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { invalidRequest, notFound } from '../errors.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { ModelEntry } from '../providers/types.js';
+import { pricingOf } from './model-pricing.js';
 
 /** The opaque page token: where the last page ended, and the filter it was made for. */
 const PageToken = z.strictObject({ after: z.string(), provider: z.string().nullable() });
@@ -27,7 +28,7 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
     owned_by: entry.provider,
     provider: entry.provider,
     context_length: entry.contextLength,
-    pricing: { input_per_million_usd: entry.inputPrice, output_per_million_usd: entry.outputPrice },
+    pricing: pricingOf(entry),
     capabilities: entry.capabilities,
   });
 

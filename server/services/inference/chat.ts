@@ -33,7 +33,15 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
       // n choices may each write the whole budget: the hold covers them all.
       const choices = body.n ?? 1;
-      const meter = await openMeter(deps, { caller, entry, operation, requestId, inputTokens, maxOutputTokens: maxOutputTokens * choices });
+      const meter = await openMeter(deps, {
+        caller,
+        entry,
+        operation,
+        requestId,
+        inputTokens,
+        maxOutputTokens: maxOutputTokens * choices,
+        serviceTier: body.service_tier,
+      });
       const call = { model: entry.model, body, maxOutputTokens, signal };
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;

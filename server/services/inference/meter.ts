@@ -5,7 +5,7 @@ import { microToCredits } from '../../store/money.js';
 import type { Store, UsageEvent } from '../../store/types.js';
 import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
-import { affordableOutputTokens, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
+import { affordableOutputTokens, assertServiceTierPriced, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
 
 /** The 402 of a pooled app's user at their credit limit (DESIGN §5). */
 function userLimitReached(address: string, limit: { spentMicro: number; pendingMicro: number; limitMicro: number }, heldMicro: number) {
@@ -46,6 +46,8 @@ export async function openMeter(
     maxOutputTokens: number;
     /** The cache writes the request may cause (its input may be billed at a write's price). */
     cacheWrites?: CacheWrites;
+    /** The `service_tier` the request asks for (flex and priority are priced apart). */
+    serviceTier?: string | null;
   },
 ) {
   const { caller, entry } = request;
@@ -63,7 +65,7 @@ export async function openMeter(
       operation: request.operation,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
-      costMicro: caller.isTest ? 0 : costMicro(entry, usage),
+      costMicro: caller.isTest ? 0 : costMicro(entry, usage, request.serviceTier),
       latencyMs: now.getTime() - started,
       ttftMs: firstTokenAt === null ? null : firstTokenAt - started,
       status,
@@ -86,19 +88,21 @@ export async function openMeter(
     );
   }
   try {
+    assertServiceTierPriced(entry, request.serviceTier);
     await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
   } catch (error) {
     if (error instanceof ApiError) await refuse(error);
     throw error;
   }
-  const heldMicro = mostCostMicro(entry, request.inputTokens, request.maxOutputTokens, request.cacheWrites);
+  const bound = { inputTokens: request.inputTokens, cacheWrites: request.cacheWrites, serviceTier: request.serviceTier };
+  const heldMicro = mostCostMicro(entry, { ...bound, outputTokens: request.maxOutputTokens });
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
   const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser);
   if (!held.ok) {
     if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
     else {
-      const affordable = affordableOutputTokens(entry, request.inputTokens, held.availableMicro, request.cacheWrites);
+      const affordable = affordableOutputTokens(entry, bound, held.availableMicro);
       await refuse(
         insufficientCredits(
           `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +

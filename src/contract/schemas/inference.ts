@@ -240,6 +240,35 @@ export const EmbeddingList = z.object({
   usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
 });
 
+/** Where a model's prices came from: svc's own (offline and self-hosted models), the maintained catalog, the providers file, or the file over the catalog. */
+export const PriceSource = z.enum(['built_in', 'catalog', 'providers_file', 'providers_file_and_catalog']);
+
+/** What each kind of token costs, USD per million, with nothing left to default. */
+const TokenPricing = z.object({
+  input_per_million_usd: z.number(),
+  output_per_million_usd: z.number(),
+  cached_input_per_million_usd: z.number().describe('Input read from the prompt cache'),
+  cache_write_per_million_usd: z.number().describe('Input written to the prompt cache for 5 minutes'),
+  cache_write_1h_per_million_usd: z.number().describe('Input written to the prompt cache for an hour'),
+  reasoning_per_million_usd: z.number().describe('Reasoning (thinking) output'),
+});
+
+const InputTierPricing = TokenPricing.extend({ above_input_tokens: z.number().int().nonnegative() }).describe(
+  'The prices of a request whose input exceeds above_input_tokens: the whole request, cache and output included',
+);
+
+const ServiceTierPricing = TokenPricing.extend({ tiers: z.array(InputTierPricing) });
+
+export const ModelPricing = TokenPricing.extend({
+  tiers: z.array(InputTierPricing).describe('Long-context prices, from the smallest input size up'),
+  service_tiers: z
+    .object({ flex: ServiceTierPricing.optional(), priority: ServiceTierPricing.optional() })
+    .describe('The prices of a request served at service_tier flex or priority (the others are billed at the standard prices)'),
+  web_search_per_call_usd: z.number().nullable().describe('Each web search the upstream runs'),
+  source: PriceSource,
+  catalog: z.object({ provider: z.string(), model: z.string() }).nullable().describe("The catalog's provider and model that filled prices, if any"),
+});
+
 export const Model = z.object({
   id: z.string(),
   object: z.literal('model'),
@@ -247,10 +276,7 @@ export const Model = z.object({
   owned_by: z.string(),
   provider: z.string(),
   context_length: z.number().int().nullable(),
-  pricing: z.object({
-    input_per_million_usd: z.number(),
-    output_per_million_usd: z.number(),
-  }),
+  pricing: ModelPricing,
   capabilities: z.array(z.enum(['chat', 'embeddings', 'responses', 'tools'])),
 });
 
