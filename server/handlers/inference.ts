@@ -12,9 +12,12 @@ export const inferenceHandlers: HandlerTable = {
   'responses.create': async ({ principal, body, services, request }) =>
     services.responses.create(callerOf(principal), body, request.id, request.signal),
 
-  'responses.get': async ({ principal, params, services }) => services.responses.get(callerOf(principal), params.id),
+  'responses.get': async ({ principal, params, query, services, request }) =>
+    services.responses.get(callerOf(principal), params.id, query, request.signal),
 
-  'responses.input-items': async ({ principal, params, services }) => services.responses.inputItems(callerOf(principal), params.id),
+  'responses.delete': async ({ principal, params, services }) => services.responses.delete(callerOf(principal), params.id),
+
+  'responses.input-items': async ({ principal, params, query, services }) => services.responses.inputItems(callerOf(principal), params.id, query),
 
   'responses.cancel': async ({ principal, params, services }) => services.responses.cancel(callerOf(principal), params.id),
 

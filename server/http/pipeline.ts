@@ -70,6 +70,9 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });
+  // Headers go now, not with the first event: a stream may wait long for it (a resumed background
+  // response follows a run that has not written its next event yet), and its client waits on them.
+  res.flushHeaders();
   const iterator = reply.events[Symbol.asyncIterator]();
   let corked = false;
   try {

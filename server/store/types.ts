@@ -242,6 +242,13 @@ export interface StoredResponse extends ResponseOwner {
   expiresAt: string;
 }
 
+/** One event of a background response's stream, as it was sent (`data` is the JSON text). */
+export interface StoredResponseEvent {
+  sequenceNumber: number;
+  event: string;
+  data: string;
+}
+
 /** One of the server's own signing key pairs (JWKS), as JSON Web Keys. */
 export interface SigningKeyRecord {
   kid: string;
@@ -453,7 +460,14 @@ export interface Store {
     findItem(owner: ResponseOwner, itemId: string, now: string): Promise<Record<string, unknown> | null>;
     /** Marks responses left queued or running by a previous process as failed; returns how many. */
     failInterrupted(body: (previous: Record<string, unknown>) => Record<string, unknown>): Promise<number>;
+    /** Deletes expired responses and their events. */
     deleteExpired(now: string): Promise<number>;
+    /** Deletes the caller's response (same app, user and mode) and its events; false when there is none. */
+    delete(owner: ResponseOwner, id: string): Promise<boolean>;
+    /** Adds one event to a background response's stream. */
+    appendEvent(responseId: string, event: StoredResponseEvent): Promise<void>;
+    /** The events of a response's stream after `sequenceNumber`, in order (ownership is checked by get). */
+    eventsAfter(responseId: string, sequenceNumber: number): Promise<StoredResponseEvent[]>;
   };
   readonly signingKeys: {
     /** Every key pair, oldest first. */

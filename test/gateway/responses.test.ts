@@ -63,7 +63,6 @@ describe('POST /responses (translated to chat for local/echo)', () => {
     ['no input', {}, 'input'],
     ['a tool type the model cannot run', { input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0]'],
     ['an unknown input item', { input: [{ type: 'computer_call' }] }, 'input[0].type'],
-    ['background with stream', { input: 'x', background: true, stream: true }, 'stream'],
   ])('%s is a 400 naming %s', async (_name, body, param) => {
     expectApiError(await create(body), 400, { param });
   });

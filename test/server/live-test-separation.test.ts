@@ -96,7 +96,7 @@ describe('live and test mode never meet', () => {
       expectStatus(mine, 200);
       expect(mine.body.status).not.toBe('cancelled');
       const again = await t.call('GET', `${API}/responses/${id}/input_items`, { key: ownerKey });
-      expect(again.body.data[0].content).toBe(`a ${owner} prompt`);
+      expect(again.body.data[0].content).toEqual([{ type: 'input_text', text: `a ${owner} prompt` }]);
     }
   });
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ResponseObject } from '../../../src/contract/schemas/inference.js';
+import type { InputItemsQuery, ResponseGetQuery } from '../../../src/contract/schemas/responses.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
 import { tokenUsageOfResponses } from '../../providers/openai/usage.js';
@@ -11,6 +12,7 @@ import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
 import { openMeter, type Meter, type MeterOptions } from './meter.js';
+import { pageOfInputItems } from './responses-items.js';
 import {
   chunksToEvents,
   completionToResponse,
@@ -23,6 +25,8 @@ import {
 
 /** How often a background response checks whether another instance cancelled it. */
 const CANCEL_WATCH_MS = 500;
+/** The events after which a response's stream has nothing more to say. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 type Json = Record<string, unknown>;
 /** A response object; bodies from the store and from native upstreams are checked where they enter. */
@@ -34,6 +38,8 @@ const ACTIVE = ['queued', 'in_progress'];
 
 interface Prepared {
   meta: ResponseMeta;
+  /** The client's own previous_response_id (svc's id), echoed as sent whatever went upstream. */
+  previousResponseId: string | null;
   /** The input items this response answers, previous turns included (kept for the next turn). */
   input: Json[];
   meter: Meter;
@@ -55,6 +61,30 @@ function nativeBody(request: ResponseRequest, upstreamModel: string): Json {
   };
 }
 
+/** A response object as the client sees it: our id and model, and the previous_response_id it sent. */
+const asSent = <T extends Json>(p: Prepared, body: T) => ({ ...body, id: p.meta.id, model: p.meta.model, previous_response_id: p.previousResponseId });
+
+/** Settles when the run it belongs to sends its next event or ends: what followers of a stream wait on. */
+class Ticker {
+  private wake: () => void = () => undefined;
+  next: Promise<void> = this.renew();
+  private renew() {
+    return new Promise<void>((resolve) => (this.wake = resolve));
+  }
+  tick() {
+    const wake = this.wake;
+    this.next = this.renew();
+    wake();
+  }
+}
+
+/** A background response running on this instance. */
+interface BackgroundRun {
+  controller: AbortController;
+  ticker: Ticker;
+  done: Promise<void>;
+}
+
 /** A usage object of the Responses API as token usage, its cached and reasoning parts included (they are priced apart). */
 const usageOf = (response: Json | undefined): TokenUsage | null => tokenUsageOfResponses(response?.usage);
 
@@ -63,7 +93,7 @@ export const interrupted = (code: string, message: string) => (body: Json) => ({
 
 export function createResponsesService(deps: MeterOptions & { registry: ProviderRegistry }) {
   const { store, clock } = deps;
-  const background = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  const background = new Map<string, BackgroundRun>();
   // Whose responses the caller reaches: its own, in its mode (a test key never sees a live response, nor the reverse).
   const owner = (caller: Caller): ResponseOwner => ({ appUuid: caller.appUuid, address: caller.address, livemode: !caller.isTest });
 
@@ -127,15 +157,17 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   async function prepare(caller: Caller, original: ResponseRequest, requestId: string): Promise<Prepared> {
     const { entry, adapter } = deps.registry.resolve(original.model, 'responses');
     const { request, history, items } = await conversationOf(caller, original, entry.provider, adapter.responses !== undefined);
+    // An upstream continuing from its own id reads the whole history too: the hold counts it.
+    const heldInput = request.previous_response_id ? { ...request, input: [...history, ...items] } : request;
     const inputTokens = adapter.responses
-      ? estimateResponsesInputTokens(request, boundsOf(entry))
+      ? estimateResponsesInputTokens(heldInput, boundsOf(entry))
       : estimateChatInputTokens(toChatBody(request), boundsOf(entry));
     const maxOutputTokens = request.max_output_tokens ?? entry.defaultMaxOutputTokens;
     const meter = await openMeter(deps, { caller, entry, operation: 'responses', requestId, inputTokens, maxOutputTokens });
     const meta = { id: newId('resp'), model: entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request };
     // Every kept input item has an id, so that input_items and item_reference can name it.
     const input = [...history, ...items].map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
-    return { meta, input, meter, adapter, upstreamModel: entry.model, inputTokens, maxOutputTokens };
+    return { meta, previousResponseId: original.previous_response_id ?? null, input, meter, adapter, upstreamModel: entry.model, inputTokens, maxOutputTokens };
   }
 
   /** Runs a response to its end and settles it; with the upstream's own id when it has one. */
@@ -145,19 +177,19 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       if (adapter.responses) {
         const result = await adapter.responses.create({ model: p.upstreamModel, body: nativeBody(meta.request, p.upstreamModel), signal });
         await meter.settle(usageOf(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
-        return { result: { ...result, id: meta.id, model: meta.model } as ResponseJson, upstreamId: typeof result.id === 'string' ? result.id : null };
+        return { result: asSent(p, result as ResponseJson), upstreamId: typeof result.id === 'string' ? result.id : null };
       }
       const body = toChatBody(meta.request);
       const { completion, usage } = await adapter.chat({ model: p.upstreamModel, body, maxOutputTokens: p.maxOutputTokens, signal });
       await meter.settle(usage, 'ok');
-      return { result: completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage), upstreamId: null };
+      return { result: asSent(p, completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage)), upstreamId: null };
     } catch (error) {
       await meter.failed(error, signal);
       throw error;
     }
   }
 
-  /** A native stream with our id and model in it, metered from its final response. */
+  /** A native stream, metered from its final response (the upstream's own id noted). */
   async function* nativeEvents(p: Prepared, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<ResponseStreamEvent> {
     let usage: TokenUsage | null = null;
     let produced = '';
@@ -174,7 +206,6 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
         const response = data.response as Json | undefined;
         if (response) {
           if (typeof response.id === 'string') upstream.id = response.id;
-          data.response = { ...response, id: p.meta.id, model: p.meta.model };
           usage = usageOf(response) ?? usage;
         }
         yield { event: event.event, data };
@@ -185,6 +216,28 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     } finally {
       if (signal.aborted && status === 'ok') status = 'canceled';
       await p.meter.settle(usage ?? { inputTokens: p.inputTokens, outputTokens: estimateTokens(produced) }, status);
+    }
+  }
+
+  /** The typed events of a streamed response, native or translated, with its response objects as the client sees them. */
+  async function* eventsOf(p: Prepared, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<ResponseStreamEvent> {
+    const events = p.adapter.responses
+      ? nativeEvents(p, signal, upstream)
+      : chunksToEvents(
+          p.meta,
+          meteredChunks(
+            rewriteChunks(
+              p.adapter.chatStream({ model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal }),
+              p.meta.request.image_model,
+            ),
+            p.meter,
+            p.inputTokens,
+            signal,
+          ),
+        );
+    for await (const event of events) {
+      const response = event.data.response as Json | undefined;
+      yield response ? { event: event.event, data: { ...event.data, response: asSent(p, response) } } : event;
     }
   }
 
@@ -204,18 +257,20 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     }
   }
 
-  /** Starts a background response: answers queued at once, runs detached, can be cancelled. */
-  async function startBackground(caller: Caller, p: Prepared): Promise<ResponseJson> {
-    const queued = responseObject(p.meta, { status: 'queued' });
-    await save(caller, queued, p);
+  /**
+   * Runs a background response detached from the request that started it (whose client may go):
+   * `work` takes it from in_progress to its end. A cancel stops it; a failure marks it failed.
+   */
+  function detach(caller: Caller, p: Prepared, queued: ResponseJson, work: (signal: AbortSignal, ticker: Ticker) => Promise<void>) {
     const controller = new AbortController();
+    const ticker = new Ticker();
     // A cancel may come through another instance over the same database: it writes the status,
     // and this instance, which runs the response, sees it here and stops the upstream call.
     const watch = setInterval(() => {
       void store.responses
         .get(owner(caller), p.meta.id, clock.now().toISOString())
         .then((stored) => {
-          if (stored?.status === 'cancelled') controller.abort();
+          if (!stored || stored.status === 'cancelled') controller.abort();
         })
         .catch(() => undefined);
     }, CANCEL_WATCH_MS);
@@ -223,48 +278,102 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     const done = (async () => {
       try {
         await store.responses.transition(p.meta.id, ['queued'], 'in_progress', { ...queued, status: 'in_progress' });
-        const { result, upstreamId } = await complete(p, controller.signal);
-        await store.responses.transition(p.meta.id, ['in_progress'], String(result.status), result, upstreamId);
+        await work(controller.signal, ticker);
       } catch (error) {
-        if (controller.signal.aborted) return; // cancelled: the cancel has written the response
+        if (controller.signal.aborted) return; // cancelled or deleted: nothing is left to write
         const { message, code } = asApiError(error);
         await store.responses
-          .transition(p.meta.id, ACTIVE, 'failed', responseObject(p.meta, { status: 'failed', error: { code: code ?? 'upstream_error', message } }))
+          .transition(p.meta.id, ACTIVE, 'failed', asSent(p, responseObject(p.meta, { status: 'failed', error: { code: code ?? 'upstream_error', message } })))
           .catch(() => undefined);
       } finally {
         clearInterval(watch);
         background.delete(p.meta.id);
+        ticker.tick(); // followers of its stream read what is left and end
       }
     })();
-    background.set(p.meta.id, { controller, done });
+    background.set(p.meta.id, { controller, ticker, done });
+  }
+
+  /** Starts a background response: answers queued at once, runs detached, can be cancelled. */
+  async function startBackground(caller: Caller, p: Prepared): Promise<ResponseJson> {
+    const queued = asSent(p, responseObject(p.meta, { status: 'queued' }));
+    await save(caller, queued, p);
+    detach(caller, p, queued, async (signal) => {
+      const { result, upstreamId } = await complete(p, signal);
+      await store.responses.transition(p.meta.id, ['in_progress'], String(result.status), result, upstreamId);
+    });
     return queued;
+  }
+
+  /**
+   * Starts a background response that streams: its events are written to the store as it runs
+   * (numbered from 0, `response.created` first), so that whoever follows it, now or after a
+   * reconnect, reads the same sequence. The response's final status is written before its final
+   * event, so a follower that has seen the end reads the finished response.
+   */
+  async function startBackgroundStream(caller: Caller, p: Prepared): Promise<void> {
+    const queued = asSent(p, responseObject(p.meta, { status: 'queued' }));
+    await save(caller, queued, p);
+    let sequence = 0;
+    const append = async (event: string, data: Json, ticker?: Ticker) => {
+      const sequenceNumber = sequence++;
+      await store.responses.appendEvent(p.meta.id, { sequenceNumber, event, data: JSON.stringify({ ...data, type: event, sequence_number: sequenceNumber }) });
+      ticker?.tick();
+    };
+    await append('response.created', { response: queued });
+    detach(caller, p, queued, async (signal, ticker) => {
+      const upstream = { id: null as string | null };
+      try {
+        for await (const { event, data } of eventsOf(p, signal, upstream)) {
+          if (event === 'response.created') continue; // ours, with status queued, went first
+          const response = data.response as ResponseJson | undefined;
+          if (response && FINAL_EVENTS.has(event)) await store.responses.transition(p.meta.id, ACTIVE, response.status, response, upstream.id);
+          await append(event, data, ticker);
+        }
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const { message, code, param } = asApiError(error);
+        await append('error', { code, message, param }, ticker);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * The events of a background stream after `after`, then the live ones until the response ends.
+   * Live events come from the run on this instance; a response run by another instance (several
+   * instances over PostgreSQL) is answered with the events stored so far.
+   */
+  async function* follow(id: string, after: number, closed: AbortSignal): AsyncGenerator<SseEvent> {
+    const stop = new Promise<void>((resolve) => closed.addEventListener('abort', () => resolve(), { once: true }));
+    let last = after;
+    for (;;) {
+      // Taken before the read: an event written between the read and the wait still wakes us.
+      const next = background.get(id)?.ticker.next;
+      const events = await store.responses.eventsAfter(id, last);
+      for (const event of events) {
+        last = event.sequenceNumber;
+        yield { event: event.event, data: event.data };
+        if (FINAL_EVENTS.has(event.event)) return;
+      }
+      if (!next || closed.aborted) return;
+      if (events.length === 0) await Promise.race([next, stop]);
+    }
   }
 
   return {
     async create(caller: Caller, request: ResponseRequest, requestId: string, signal: AbortSignal) {
       await store.responses.deleteExpired(clock.now().toISOString());
-      if (request.background && request.stream) {
-        throw invalidRequest('background and stream cannot be combined; poll GET /responses/{id} instead.', 'stream');
-      }
       const p = await prepare(caller, request, requestId);
+      if (request.background && request.stream) {
+        await startBackgroundStream(caller, p);
+        // This client follows the run; the run does not depend on it staying.
+        return new SseReply(follow(p.meta.id, -1, signal));
+      }
       if (request.background) return startBackground(caller, p);
       if (request.stream) {
         const upstream = { id: null as string | null };
-        const events = p.adapter.responses
-          ? nativeEvents(p, signal, upstream)
-          : chunksToEvents(
-              p.meta,
-              meteredChunks(
-                rewriteChunks(
-                  p.adapter.chatStream({ model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal }),
-                  request.image_model,
-                ),
-                p.meter,
-                p.inputTokens,
-                signal,
-              ),
-            );
-        return new SseReply(sse(caller, p, events, signal, upstream));
+        return new SseReply(sse(caller, p, eventsOf(p, signal, upstream), signal, upstream));
       }
       const { result, upstreamId } = await complete(p, signal);
       await save(caller, result, p, upstreamId);
@@ -272,15 +381,27 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     },
 
     /** The input items a response answered, previous turns included, as OpenAI lists them. */
-    async inputItems(caller: Caller, id: string) {
+    async inputItems(caller: Caller, id: string, query: z.output<typeof InputItemsQuery>) {
       const stored = await kept(caller, id);
-      const data = stored.input.map((item) => ({ ...item, id: String(item.id ?? '') }));
-      return { object: 'list' as const, data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: false };
+      return pageOfInputItems(stored.input, query);
     },
 
-    async get(caller: Caller, id: string) {
+    /** The kept response; with stream=true, the events of a background stream after starting_after, then the live ones. */
+    async get(caller: Caller, id: string, query: z.output<typeof ResponseGetQuery>, closed: AbortSignal) {
       const stored = await kept(caller, id);
-      return stored.body as ResponseJson;
+      if (!query.stream) return stored.body as ResponseJson;
+      const [first] = await store.responses.eventsAfter(id, -1);
+      if (!first) {
+        throw invalidRequest(`Response ${id} was not created with background and stream, so it has no events to stream; read it without stream.`, 'stream', 'response_not_streamable');
+      }
+      return new SseReply(follow(id, query.starting_after ?? -1, closed));
+    },
+
+    /** Deletes the caller's response; a run of it on this instance stops (one on another sees it gone). */
+    async delete(caller: Caller, id: string) {
+      if (!(await store.responses.delete(owner(caller), id))) throw notFound(`No response ${id} (responses are kept for 24 hours).`, 'response_not_found');
+      background.get(id)?.controller.abort();
+      return { id, object: 'response', deleted: true as const };
     },
 
     async cancel(caller: Caller, id: string) {

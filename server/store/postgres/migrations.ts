@@ -411,4 +411,20 @@ export const pgMigrations: PgMigration[] = [
       SELECT setval('apps_idp_order', COALESCE((SELECT MAX(idp_order) FROM apps), 0) + 1, false);
     `,
   },
+  {
+    version: 8,
+    name: 'the events of background responses streamed as they ran (SQLite 20)',
+    sql: `
+      -- A background response created with stream: true keeps its events, written as it runs, so
+      -- that GET /responses/{id}?stream=true&starting_after=N can replay them (OpenAI's resume),
+      -- through any instance. They go with their response (deleted or expired).
+      CREATE TABLE response_events (
+        response_id     TEXT NOT NULL,
+        sequence_number INTEGER NOT NULL,
+        event           TEXT NOT NULL,
+        data            TEXT NOT NULL,
+        PRIMARY KEY (response_id, sequence_number)
+      );
+    `,
+  },
 ];

@@ -1,11 +1,10 @@
 import type { Sql } from './database.js';
 import { DEAD_AFTER_SECONDS } from './instances.js';
-import type { ResponseOwner, Store } from '../types.js';
+import type { ResponseOwner, Store, StoredResponseEvent } from '../types.js';
 import { toResponse, type ResponseRow } from '../rows.js';
 
 const COLUMNS = 'id, app_uuid, address, livemode, status, body, input, upstream_id, created_at, expires_at';
 const ACTIVE = ['queued', 'in_progress'];
-
 
 /**
  * Responses shared by every instance. A response still queued or running belongs to the instance
@@ -81,7 +80,28 @@ export function createResponsesRepository(sql: Sql, instanceId: string): Store['
 
     async deleteExpired(now) {
       const result = await sql`DELETE FROM responses WHERE expires_at <= ${now}`;
+      // Events of responses gone (expired, deleted, or one written by a run after its response was deleted).
+      if (result.count > 0) await sql`DELETE FROM response_events WHERE response_id NOT IN (SELECT id FROM responses)`;
       return result.count;
+    },
+
+    async delete(owner, id) {
+      const result = await sql`DELETE FROM responses WHERE id = ${id} AND ${ownedBy(owner)}`;
+      // Events left by a failure here are swept with the expired ones.
+      if (result.count === 1) await sql`DELETE FROM response_events WHERE response_id = ${id}`;
+      return result.count === 1;
+    },
+
+    async appendEvent(responseId, event) {
+      await sql`
+        INSERT INTO response_events (response_id, sequence_number, event, data)
+        VALUES (${responseId}, ${event.sequenceNumber}, ${event.event}, ${event.data})`;
+    },
+
+    async eventsAfter(responseId, sequenceNumber) {
+      return sql<StoredResponseEvent[]>`
+        SELECT sequence_number AS "sequenceNumber", event, data FROM response_events
+        WHERE response_id = ${responseId} AND sequence_number > ${sequenceNumber} ORDER BY sequence_number`;
     },
   };
 }

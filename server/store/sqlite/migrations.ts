@@ -520,4 +520,20 @@ export const migrations: Migration[] = [
         WHERE ranked.app_uuid = apps.app_uuid;
     `,
   },
+  {
+    version: 20,
+    name: 'the events of background responses streamed as they ran',
+    sql: `
+      -- A background response created with stream: true keeps its events, written as it runs, so
+      -- that GET /responses/{id}?stream=true&starting_after=N can replay them (OpenAI's resume).
+      -- They go with their response (deleted or expired).
+      CREATE TABLE response_events (
+        response_id     TEXT NOT NULL,
+        sequence_number INTEGER NOT NULL,
+        event           TEXT NOT NULL,
+        data            TEXT NOT NULL,
+        PRIMARY KEY (response_id, sequence_number)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -1,7 +1,6 @@
 import type { Db } from './database.js';
-import type { Store } from '../types.js';
+import type { Store, StoredResponseEvent } from '../types.js';
 import { flag, toResponse, type ResponseRow } from '../rows.js';
-
 
 export function createResponsesRepository(db: Db): Store['responses'] {
   const insert = db.prepare(
@@ -15,6 +14,14 @@ export function createResponsesRepository(db: Db): Store['responses'] {
   const selectInterrupted = db.prepare<[], ResponseRow>("SELECT * FROM responses WHERE status IN ('queued', 'in_progress')");
   const update = db.prepare('UPDATE responses SET status = ?, body = ? WHERE id = ?');
   const deleteExpired = db.prepare('DELETE FROM responses WHERE expires_at <= ?');
+  // Events of responses gone (expired, deleted, or one written by a run after its response was deleted).
+  const deleteOrphanEvents = db.prepare('DELETE FROM response_events WHERE response_id NOT IN (SELECT id FROM responses)');
+  const deleteOne = db.prepare('DELETE FROM responses WHERE id = ? AND app_uuid = ? AND address IS ? AND livemode = ?');
+  const deleteEvents = db.prepare('DELETE FROM response_events WHERE response_id = ?');
+  const insertEvent = db.prepare('INSERT INTO response_events (response_id, sequence_number, event, data) VALUES (?, ?, ?, ?)');
+  const selectEvents = db.prepare<[string, number], StoredResponseEvent>(
+    'SELECT sequence_number AS sequenceNumber, event, data FROM response_events WHERE response_id = ? AND sequence_number > ? ORDER BY sequence_number',
+  );
   // Item ids are random and long: a text match finds the few rows to look in.
   const withItem = db.prepare<[string, string | null, number, string, string, string], ResponseRow>(
     `SELECT * FROM responses WHERE app_uuid = ? AND address IS ? AND livemode = ? AND expires_at > ? AND (body LIKE ? OR input LIKE ?)
@@ -57,7 +64,24 @@ export function createResponsesRepository(db: Db): Store['responses'] {
       })();
     },
     async deleteExpired(now) {
-      return deleteExpired.run(now).changes;
+      return db.transaction(() => {
+        const deleted = deleteExpired.run(now).changes;
+        if (deleted > 0) deleteOrphanEvents.run();
+        return deleted;
+      })();
+    },
+    async delete(owner, id) {
+      return db.transaction(() => {
+        const deleted = deleteOne.run(id, owner.appUuid, owner.address, flag(owner.livemode)).changes === 1;
+        if (deleted) deleteEvents.run(id);
+        return deleted;
+      })();
+    },
+    async appendEvent(responseId, event) {
+      insertEvent.run(responseId, event.sequenceNumber, event.event, event.data);
+    },
+    async eventsAfter(responseId, sequenceNumber) {
+      return selectEvents.all(responseId, sequenceNumber);
     },
   };
 }

@@ -15,6 +15,8 @@ import {
   UsageByModel,
   UsageModelsQuery,
 } from '../schemas/inference.js';
+import { Deleted } from '../schemas/common.js';
+import { InputItemList, InputItemsQuery, ResponseGetQuery } from '../schemas/responses.js';
 
 const CALLER = ['api_key', 'identity_token'] as const;
 const ResponseParams = z.strictObject({ id: z.string().regex(/^resp_[A-Za-z0-9]+$/, 'must be a response id (resp_…)') });
@@ -52,10 +54,24 @@ export const inferenceOperations = [
     method: 'GET',
     path: '/responses/{id}',
     params: ResponseParams,
+    query: ResponseGetQuery,
     response: ResponseObject,
+    stream: 'optional',
     auth: CALLER,
     roles: ROLES.inference,
     summary: 'Get a response (for example a background one)',
+    description: 'With stream=true, a background response created with stream: true is streamed: its events after starting_after, then the live ones until it ends.',
+  }),
+  defineOperation({
+    id: 'responses.delete',
+    cli: ['responses', 'delete'],
+    method: 'DELETE',
+    path: '/responses/{id}',
+    params: ResponseParams,
+    response: Deleted,
+    auth: CALLER,
+    roles: ROLES.inference,
+    summary: 'Delete a stored response (a running one is stopped)',
   }),
   defineOperation({
     id: 'responses.cancel',
@@ -74,16 +90,11 @@ export const inferenceOperations = [
     method: 'GET',
     path: '/responses/{id}/input_items',
     params: ResponseParams,
-    response: z.object({
-      object: z.literal('list'),
-      data: z.array(z.looseObject({ id: z.string(), type: z.string().optional() })),
-      first_id: z.string().nullable(),
-      last_id: z.string().nullable(),
-      has_more: z.boolean(),
-    }),
+    query: InputItemsQuery,
+    response: InputItemList,
     auth: CALLER,
     roles: ROLES.inference,
-    summary: 'The input items a response answered, previous turns included',
+    summary: 'The input items a response answered, previous turns included, as OpenAI lists them (newest first unless order=asc)',
   }),
   defineOperation({
     id: 'embeddings.create',
