@@ -167,7 +167,10 @@ describe('a Claude Code session, as it goes over the wire', () => {
     const before = await balanceMicro();
     const message = await client().messages.create(request);
     expect(message.usage.cache_creation?.ephemeral_1h_input_tokens).toBeGreaterThan(2_000);
-    expect(before - (await balanceMicro())).toBe(anthropicPriceMicro(message.usage, SONNET));
+    const charged = before - (await balanceMicro());
+    expect(charged).toBe(anthropicPriceMicro(message.usage, SONNET));
+    // The answer says what it was charged, in credits.
+    expect((message.usage as Anthropic.Usage & { cost?: number }).cost).toBe(charged / 1_000_000);
   });
 
   it('fields newer than this code and beta-only fields pass through with their beta header', async () => {

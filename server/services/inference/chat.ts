@@ -5,6 +5,7 @@ import type { ChatBody, ChatChunk } from '../../providers/types.js';
 import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
+import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
 
 /** Chunks as chat-completion events: our model id, usage only when asked, then [DONE]. */
@@ -50,8 +51,9 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       }
       try {
         const { completion, usage } = await adapter.chat(call);
-        await meter.settle(usage, 'ok');
-        return { ...rewriteCompletion(completion, body.image_model), model: entry.id };
+        const { chargedMicro } = await meter.settle(usage, 'ok');
+        const answer = rewriteCompletion(completion, body.image_model);
+        return { ...answer, model: entry.id, ...(answer.usage ? { usage: { ...answer.usage, cost: microToCredits(chargedMicro) } } : {}) };
       } catch (error) {
         await meter.failed(error, signal);
         throw error;

@@ -4,6 +4,7 @@ import type { ProviderRegistry } from '../../providers/registry.js';
 import { estimateTokens } from '../../providers/tokens.js';
 import { invalidRequest } from '../../errors.js';
 import type { Caller } from './caller.js';
+import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
 
 type Body = z.output<typeof EmbeddingsBody>;
@@ -32,7 +33,7 @@ export function createEmbeddingsService(deps: MeterOptions & { registry: Provide
       const meter = await openMeter(deps, { caller, entry, operation: 'embeddings', requestId, inputTokens, maxOutputTokens: 0 });
       try {
         const result = await adapter.embeddings({ model: entry.model, inputs, dimensions: body.dimensions, signal });
-        await meter.settle({ inputTokens: result.inputTokens, outputTokens: 0 }, 'ok');
+        const { chargedMicro } = await meter.settle({ inputTokens: result.inputTokens, outputTokens: 0 }, 'ok');
         return {
           object: 'list' as const,
           data: result.vectors.map((vector, index) => ({
@@ -41,7 +42,7 @@ export function createEmbeddingsService(deps: MeterOptions & { registry: Provide
             embedding: body.encoding_format === 'base64' ? toBase64(vector) : vector,
           })),
           model: entry.id,
-          usage: { prompt_tokens: result.inputTokens, total_tokens: result.inputTokens },
+          usage: { prompt_tokens: result.inputTokens, total_tokens: result.inputTokens, cost: microToCredits(chargedMicro) },
         };
       } catch (error) {
         await meter.failed(error, signal);

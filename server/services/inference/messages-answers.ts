@@ -57,6 +57,8 @@ function messageUsage(usage: ChatUsage | null | undefined) {
     output_tokens: tokens.outputTokens,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
+    // What was charged, once settled (the chat usage carries it from the meter).
+    ...(usage?.cost !== undefined ? { cost: usage.cost } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { SseReply, type SseEvent } from '../../http/sse.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
 import { boundsOf, estimateMessagesInputTokens, tokensOfLength } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
+import { microToCredits } from '../../store/money.js';
 import type { Caller } from './caller.js';
 import { asApiError } from './metered-stream.js';
 import { CLIENT_CLOSED, errorCode, openMeter, type Meter, type MeterOptions } from './meter.js';
@@ -52,7 +53,8 @@ function protocolHeaders(headers: IncomingHttpHeaders): MessagesCall['headers'] 
  * each `message_delta`) and settled once when the stream ends, however it ends: a stream cut
  * before its last `message_delta` pays for the input the upstream counted and the output that
  * reached the client. A failure after the first event ends the stream with Anthropic's
- * `event: error`, never a clean-looking end.
+ * `event: error`, never a clean-looking end. The last `message_delta` is settled before it is
+ * passed on, so its usage carries what was charged (`cost`, credits).
  */
 async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter, modelId: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
   let usage: AnthropicUsage = {};
@@ -74,8 +76,15 @@ async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter,
         const delta = read(ContentDelta, data)?.delta;
         producedChars += (delta?.text?.length ?? 0) + (delta?.thinking?.length ?? 0) + (delta?.partial_json?.length ?? 0);
       } else if (event === 'message_delta') {
-        usage = mergeUsage(usage, read(MessageDelta, data)?.usage ?? {});
+        const delta = read(MessageDelta, data);
+        usage = mergeUsage(usage, delta?.usage ?? {});
         finished = true;
+        if (delta) {
+          // The usage is final here: settled now, so the event can say what was charged.
+          const { chargedMicro } = await meter.settle(tokenUsageOf(usage), 'ok');
+          yield { event, data: JSON.stringify({ ...delta, usage: { ...delta.usage, cost: microToCredits(chargedMicro) } }) };
+          continue;
+        }
       } else if (event === 'error') {
         status = 'error';
         failure = 'upstream_error';
@@ -123,8 +132,8 @@ export async function relayMessage(
   if (body.stream === true) return new SseReply(relayedEvents(native.stream(call), meter, request.modelId, signal));
   try {
     const { answer, usage } = await native.create(call);
-    await meter.settle(usage, 'ok');
-    return { ...answer, model: request.modelId };
+    const { chargedMicro } = await meter.settle(usage, 'ok');
+    return { ...answer, model: request.modelId, usage: { ...(answer.usage as object), cost: microToCredits(chargedMicro) } };
   } catch (error) {
     await meter.failed(error, signal);
     throw error;

@@ -3,6 +3,7 @@ import { writtenText } from '../../providers/openai/schemas.js';
 import { chatUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
 import { estimateTokens } from '../../providers/tokens.js';
 import type { ChatChunk, TokenUsage } from '../../providers/types.js';
+import { microToCredits } from '../../store/money.js';
 import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
 
 /** Any failure as the API's error (an unexpected one is the upstream's fault: 502). */
@@ -15,7 +16,8 @@ export function asApiError(error: unknown): ApiError {
 /**
  * Passes a chunk stream through while metering it: marks the first token, and when the stream
  * ends — finished, failed, or cut short by the client — settles exactly once for what was
- * produced. An upstream that reports no usage gets an estimated usage chunk at the end, so
+ * produced. The usage comes last, in a chunk of its own, after the settlement, so it carries what
+ * was charged (`cost`, credits); an upstream that reports no usage gets an estimated one, so
  * whoever reads the stream sees the numbers that were charged.
  */
 export async function* meteredChunks(
@@ -29,11 +31,16 @@ export async function* meteredChunks(
   let status: 'ok' | 'error' | 'canceled' = 'ok';
   let failure: string | null = null;
   let last: ChatChunk | null = null;
+  let usageChunk: ChatChunk | null = null;
   const estimate = (): TokenUsage => ({ inputTokens, outputTokens: estimateTokens(produced) });
   try {
     for await (const chunk of chunks) {
-      // The upstream's own count, its cached and reasoning parts included (they are priced apart).
-      if (chunk.usage) usage = tokenUsageOfChat(chunk.usage);
+      // The upstream's own count, its cached and reasoning parts included (they are priced apart);
+      // passed on once settled, with the cost.
+      if (chunk.usage) {
+        usage = tokenUsageOfChat(chunk.usage);
+        usageChunk = chunk;
+      }
       const delta = chunk.choices[0]?.delta;
       // Reasoning is output too: it marks the first token and counts when there is no usage to read.
       const piece = delta ? writtenText(delta) : '';
@@ -42,11 +49,16 @@ export async function* meteredChunks(
         produced += piece;
       }
       last = chunk;
-      yield chunk;
+      if (chunk.usage) {
+        const { usage: _later, ...rest } = chunk;
+        if (rest.choices.length > 0) yield rest;
+      } else yield chunk;
     }
-    if (!usage && last) {
-      usage = estimate();
-      yield { ...last, choices: [], usage: chatUsageOf(usage) };
+    const template = usageChunk ?? last;
+    if (template) {
+      const counted = usage ?? estimate();
+      const { chargedMicro } = await meter.settle(counted, 'ok');
+      yield { ...template, choices: [], usage: { ...(usageChunk?.usage ?? chatUsageOf(counted)), cost: microToCredits(chargedMicro) } };
     }
   } catch (error) {
     status = signal.aborted ? 'canceled' : 'error';

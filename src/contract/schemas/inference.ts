@@ -117,10 +117,14 @@ export const ChatCompletionBody = z.looseObject({
 const TokenCount = z.number().int().nonnegative();
 
 /** What the prompt and the completion counts are made of, as OpenAI reports it (parts of the totals, priced apart). */
+/** What a request was charged, in credits (0 for test keys): OpenRouter's `usage.cost`, on every inference answer. */
+export const ChargedCost = z.number().nonnegative().describe('Credits charged for this request (0 for test keys)');
+
 export const Usage = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
+  cost: ChargedCost.optional(),
   prompt_tokens_details: z
     .looseObject({ cached_tokens: TokenCount.optional(), audio_tokens: TokenCount.optional() })
     .optional()
@@ -237,7 +241,7 @@ export const EmbeddingList = z.object({
     }),
   ),
   model: z.string(),
-  usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
+  usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int(), cost: ChargedCost.optional() }),
 });
 
 /** Where a model's prices came from: svc's own (offline and self-hosted models), the maintained catalog, the providers file, or the file over the catalog. */
