@@ -233,4 +233,4 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
 }
 
-export { checkLedger, createDeveloper, grantCredits, listDevelopers, migrateDatabase } from './operator.js';
+export { checkLedger, createDeveloper, grantCredits, issueKey, listDevelopers, migrateDatabase } from './operator.js';

@@ -20,6 +20,11 @@ export interface AccountDeps {
   apiKeys: ReturnType<typeof createApiKeysService>;
 }
 
+/** A developer's first app (again, for the operator, when they have deleted every one). */
+export function createDefaultApp(apps: AppsService, developerId: string, startingGrant?: Parameters<AppsService['create']>[2]) {
+  return apps.create(developerId, { name: 'Default app', app_type: 'standard', default_user_credits: 0, allowed_origins: [] }, startingGrant);
+}
+
 /**
  * A developer account, ready to use: the account, a default app (holding an operator grant when
  * `grantCredits` > 0) and its first `admin` live key. Only the operator creates one: at the first
@@ -31,9 +36,9 @@ export async function createDeveloperAccount(deps: AccountDeps, input: { name: s
     name: input.name,
     createdAt: deps.clock.now().toISOString(),
   });
-  const app = await deps.apps.create(
+  const app = await createDefaultApp(
+    deps.apps,
     developer.id,
-    { name: 'Default app', app_type: 'standard', default_user_credits: 0, allowed_origins: [] },
     input.grantCredits > 0
       ? {
           amountMicro: creditsToMicro(input.grantCredits),

@@ -27,7 +27,7 @@ export abstract class SvcCommand extends Command<SvcContext> {
   protected client(options: { requireKey?: boolean } = {}) {
     const connection = this.connection();
     if (options.requireKey !== false && !connection.apiKey) {
-      throw new UsageError('Not logged in: run `svc auth login --api-key <key>` or set SVC_API_KEY.');
+      throw new UsageError('Not logged in: run `svc auth login` or set SVC_API_KEY.');
     }
     return createClient({ baseUrl: connection.apiUrl, apiKey: connection.apiKey, userAgent: `svc-cli/${VERSION}` });
   }

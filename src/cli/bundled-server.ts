@@ -70,3 +70,13 @@ function appendingLog(path: string) {
     close: () => closeSync(fd),
   };
 }
+
+/**
+ * What the first start says about the owner's key: where it is saved, and how to get a new one,
+ * since no API call can show it again. `db` is the `--db` the operator must give, if any.
+ */
+export function ownerKeyNotice(started: { developerId: string; saved: boolean; configPath: string; db?: string | undefined }): string {
+  const where = started.saved ? `The owner's admin key is saved in ${started.configPath}.` : `The owner's admin key was not saved (${started.configPath} already holds a key).`;
+  const command = `svc admin keys create --developer ${started.developerId} --role admin${started.db ? ` --db ${started.db}` : ''}`;
+  return `${where} Lost it? \`${command}\`, run where the database is, issues a new one.`;
+}

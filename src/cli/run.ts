@@ -9,7 +9,7 @@ import { apiIndex, explainMistake } from './mistakes.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, grant, migrate, completion] = await Promise.all([
+  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, createKey, grant, migrate, completion] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
@@ -20,6 +20,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     import('./commands/new.js'),
     import('./commands/admin-developers-create.js'),
     import('./commands/admin-developers-list.js'),
+    import('./commands/admin-keys-create.js'),
     import('./commands/admin-credits-grant.js'),
     import('./commands/admin-migrate.js'),
     import('./commands/completion.js'),
@@ -35,6 +36,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     starter.NewCommand,
     createDeveloper.AdminDevelopersCreateCommand,
     listDevelopers.AdminDevelopersListCommand,
+    createKey.AdminKeysCreateCommand,
     grant.AdminCreditsGrantCommand,
     migrate.AdminMigrateCommand,
     completion.CompletionCommand,

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, explain, readConfig, removeTempDirs, runSvc, tempDir, type RunResult } from '../helpers/cli.js';
+import { BIN, childEnv, explain, freePort, readConfig, removeTempDirs, runSvc, tempDir, type RunResult } from '../helpers/cli.js';
 import { openRequest } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -35,15 +34,6 @@ function expectAnswer(result: RunResult, expected: string | RegExp) {
   expect(result.code, explain(result)).toBe(0);
   if (typeof expected === 'string') expect(result.stdout).toContain(expected);
   else expect(result.stdout).toMatch(expected);
-}
-
-/** A port nothing listens on (it was free a moment ago). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe('svc chat without a terminal (pipe mode)', () => {

@@ -45,9 +45,9 @@ describe('mistakes', () => {
   });
 
   it('a missing required option or argument is named', async () => {
-    const login = await runSvc(['auth', 'login'], { home: tempDir() });
-    expect(login.code).toBe(2);
-    expect(login.stderr).toMatch(/^svc auth login: missing --api-key <key>\./);
+    const issue = await runSvc(['admin', 'keys', 'create', '--developer', 'dev_x'], { home: tempDir() });
+    expect(issue.code).toBe(2);
+    expect(issue.stderr).toMatch(/^svc admin keys create: missing --role <role>\./);
     const get = await runSvc(['api', 'developer', 'apps', 'get'], { home: tempDir() });
     expect(get.stderr).toMatch(/missing its arguments\. Usage: svc api developer apps get <app-uuid>/);
   });

@@ -44,7 +44,7 @@ export class AdminDevelopersCreateCommand extends OperatorCommand {
       [
         `Created developer ${created.developerId} (${created.name}) with a default app ${created.appUuid}.`,
         `  admin key: ${created.adminKey}`,
-        'This key is shown only once: give it to the developer, who logs in with `svc auth login --api-key <key>`.',
+        'This key is shown only once: give it to the developer, who logs in with `svc auth login` (it asks for the key without showing it).',
         '',
       ].join('\n'),
     );

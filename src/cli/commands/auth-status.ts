@@ -30,7 +30,7 @@ export class AuthStatusCommand extends SvcCommand {
       stdout.write(
         status.logged_in
           ? `Logged in to ${status.api_url} with ${status.key} (from ${status.key_source === 'env' ? 'SVC_API_KEY' : 'the config file'}).\n`
-          : `Not logged in. Run \`svc auth login --api-key <key>\`.\n`,
+          : `Not logged in. Run \`svc auth login\`.\n`,
       );
     } else {
       writeJson(stdout, status, env);

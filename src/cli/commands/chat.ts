@@ -9,7 +9,7 @@ import { chatDefaults } from '../../chat/defaults.js';
 import { VERSION } from '../../version.js';
 import { SvcCommand } from '../base-command.js';
 import { readAll } from '../read-all.js';
-import { startBundledServer } from '../bundled-server.js';
+import { ownerKeyNotice, startBundledServer } from '../bundled-server.js';
 import { DEFAULT_API_URL } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 
@@ -106,12 +106,14 @@ export class ChatCommand extends SvcCommand {
         return ExitCode.unreachable;
       }
       stderr.write(`svc: no server answered at ${connection.apiUrl}; started the bundled one (data in ${config.home}, its log in ${serverLogFile}).\n`);
+      const owner = started.server.bootstrap;
+      if (owner) stderr.write(`svc: ${ownerKeyNotice({ developerId: owner.developerId, saved: started.savedKey, configPath: config.path })}\n`);
       connection = this.connection();
     }
 
     let memory: ChatMemory | null = null;
     try {
-      if (!connection.apiKey) throw new UsageError('No API key: run `svc auth login --api-key <key>` or set SVC_API_KEY.');
+      if (!connection.apiKey) throw new UsageError('No API key: run `svc auth login` or set SVC_API_KEY.');
       const client = createClient({ baseUrl: connection.apiUrl, apiKey: connection.apiKey, userAgent: `svc-cli/${VERSION}` });
       const settings = {
         model,

@@ -3,7 +3,7 @@ import * as t from 'typanion';
 import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { existsSync } from 'node:fs';
-import { startBundledServer } from '../bundled-server.js';
+import { ownerKeyNotice, startBundledServer } from '../bundled-server.js';
 import { loadServer } from '../lazy.js';
 import { databaseLocation, locationText, shownLocation, type DatabaseLocation } from '../database-option.js';
 
@@ -98,6 +98,8 @@ export class ServeCommand extends SvcCommand {
       );
       if (savedUrl) stdout.write(`Saved the live key and ${server.url} in ${config.path}: \`svc api …\` works now.\n`);
       else if (savedKey) stdout.write(`Saved the live key in ${config.path} (not this start's port: give --api-url ${server.url}).\n`);
+      const db = this.db === undefined ? undefined : shownLocation(location);
+      stdout.write(`${ownerKeyNotice({ developerId: server.bootstrap.developerId, saved: savedKey, configPath: config.path, db })}\n`);
     }
     const mode = server.services.processors.mode;
     if (mode === 'sandbox') stdout.write('Live payments go through the sandbox processor: development only, no real money moves.\n');
