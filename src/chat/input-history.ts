@@ -26,13 +26,28 @@ export function fileHistory(path: string): InputHistory {
       }
     });
   };
+  /**
+   * Lines in the file, as far as this process knows (another chat may append too: the count is
+   * read again before a rewrite). Counted once, not at every question: entries can be 100 KB each.
+   */
+  let lines: number | null = null;
   return {
-    entries: () => read().slice(-KEEP),
+    entries() {
+      const all = read();
+      lines = all.length;
+      return all.slice(-KEEP);
+    },
     add(text) {
       try {
         appendFileSync(path, `${JSON.stringify(text)}\n`, { mode: 0o600 });
+        lines = (lines ?? read().length - 1) + 1;
+        if (lines <= 2 * KEEP) return;
         const all = read();
-        if (all.length > 2 * KEEP) writeFileSync(path, all.slice(-KEEP).map((entry) => `${JSON.stringify(entry)}\n`).join(''), { mode: 0o600 });
+        lines = all.length;
+        if (lines > 2 * KEEP) {
+          writeFileSync(path, all.slice(-KEEP).map((entry) => `${JSON.stringify(entry)}\n`).join(''), { mode: 0o600 });
+          lines = KEEP;
+        }
       } catch {
         // A history that cannot be written is no reason to stop the chat.
       }

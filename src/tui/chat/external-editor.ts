@@ -32,8 +32,9 @@ export function editInExternalEditor(draft: string, writeRaw: (text: string) => 
   writeRaw(BRACKETED_PASTE_OFF + SHOW_CURSOR);
   try {
     writeFileSync(file, draft, { mode: 0o600 });
-    // Through the shell, as git runs it: the variable may carry arguments ("code --wait").
-    const run = spawnSync('/bin/sh', ['-c', `${command} "$1"`, 'sh', file], { stdio: 'inherit', env });
+    // Through the shell, as git runs it: the variable may carry arguments ("code --wait"). The
+    // shell outlives a Ctrl+C (its trap) and says how the editor ended: the signal is the editor's to handle.
+    const run = spawnSync('/bin/sh', ['-c', `trap : INT; ${command} "$1"`, 'sh', file], { stdio: 'inherit', env });
     if (run.error) return { error: `Could not run ${command}: ${run.error.message}` };
     if (run.status !== 0) return { error: `${command} ended with ${run.status ?? run.signal}; the draft is as it was.` };
     const text = readFileSync(file, 'utf8');

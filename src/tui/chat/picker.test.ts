@@ -1,21 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { displayLine } from './display-line.js';
-import { FILTERED_SPAN, movePicker, pickerChoice, pickerMatches, pickerWindow, plainItems, type Picker, type PickerItem } from './picker.js';
+import { FILTERED_SPAN, movePicker, pickerChoice, pickerMatches, pickerWindow, plainItems, type Picker, type PickerItems } from './picker.js';
 import stringWidth from 'string-width';
 
-const picker = (items: PickerItem[], over: Partial<Picker> = {}): Picker => ({ purpose: 'history', title: 'History', items, filter: '', index: 0, ...over });
+const picker = (items: PickerItems, over: Partial<Picker> = {}): Picker => ({ purpose: 'history', title: 'History', items, filter: '', index: 0, ...over });
 
-/** Items that count how often their label is read. */
+/** Items that count how many of them are read. */
 function countedItems(count: number) {
   let reads = 0;
-  const items = Array.from({ length: count }, (_, i) => ({
-    value: `entry ${i}`,
-    get label() {
-      reads++;
-      return `entry ${i}`;
-    },
-  }));
-  return { items, reads: () => reads };
+  const items = plainItems(Array.from({ length: count }, (_, i) => `entry ${i}`));
+  return { items: { size: items.size, at: (index: number) => (reads++, items.at(index)) }, reads: () => reads };
 }
 
 describe('a picker over a long list', () => {
@@ -24,6 +18,10 @@ describe('a picker over a long list', () => {
     const window = pickerWindow(picker(items), 10);
     expect(window.rows.map((item) => item.value)).toEqual(Array.from({ length: 10 }, (_, i) => `entry ${i}`));
     expect(reads()).toBeLessThanOrEqual(10);
+  });
+
+  it('lists the history newest first', () => {
+    expect(pickerMatches(picker(plainItems(['old', 'new'], 'newestFirst')), 5).map((item) => item.value)).toEqual(['new', 'old']);
   });
 
   it('filters without regard to case, each value once, in order; ↑ ↓ stay on the matches', () => {

@@ -13,10 +13,16 @@ export interface PickerItem {
   label: string;
 }
 
+/** The items of a list, read one at a time: opening the history does not copy ten thousand entries. */
+export interface PickerItems {
+  readonly size: number;
+  at(index: number): PickerItem;
+}
+
 export interface Picker {
   purpose: 'model' | 'history' | 'conversation';
   title: string;
-  items: readonly PickerItem[];
+  items: PickerItems;
   filter: string;
   /** The highlighted row of the filtered items. */
   index: number;
@@ -44,8 +50,8 @@ export function pickerMatches(picker: Picker, count: number): PickerItem[] {
   const matches = filterTest(picker.filter);
   const seen = new Set<string>();
   const found: PickerItem[] = [];
-  for (const item of picker.items) {
-    if (found.length >= count) break;
+  for (let i = 0; i < picker.items.size && found.length < count; i++) {
+    const item = picker.items.at(i);
     if (seen.has(item.value) || !matches(item.label)) continue;
     seen.add(item.value);
     found.push(item);
@@ -69,5 +75,16 @@ export function pickerWindow(picker: Picker, rows: number): { first: number; row
   return { first, rows: pickerMatches(picker, first + visible).slice(first) };
 }
 
-/** Items for a list of plain strings (model ids, past inputs): shown as they are. */
-export const plainItems = (values: readonly string[]): PickerItem[] => values.map((value) => ({ value, label: value }));
+export const listItems = (items: readonly PickerItem[]): PickerItems => ({ size: items.length, at: (index) => items[index] as PickerItem });
+
+/** A list of plain strings (model ids, past inputs), shown as they are; `newestFirst`: last one first. */
+export function plainItems(values: readonly string[], order: 'asGiven' | 'newestFirst' = 'asGiven'): PickerItems {
+  const valueAt = order === 'asGiven' ? (index: number) => values[index] as string : (index: number) => values[values.length - 1 - index] as string;
+  return {
+    size: values.length,
+    at(index) {
+      const value = valueAt(index);
+      return { value, label: value };
+    },
+  };
+}

@@ -9,7 +9,7 @@ import { describeFailure, type Caller } from './failure.js';
 import { planCommit } from './live-split.js';
 import { markdownWidth } from './markdown.js';
 import { expandPastes } from './paste.js';
-import { plainItems, type PickerItem } from './picker.js';
+import { listItems, plainItems, type PickerItem } from './picker.js';
 import { useTerminalSize } from '../shared/use-terminal-size.js';
 
 /** Rows around the live answer while it streams: its margin, the composer, the status line, and one spare. */
@@ -369,7 +369,7 @@ export function useChatSession(deps: ChatDeps) {
   const openHistorySearch = useCallback(() => {
     const { history } = stateRef.current;
     if (history.length === 0) return notice('No input history yet.');
-    dispatch({ type: 'picker', picker: { purpose: 'history', title: 'History', items: plainItems(history.toReversed()), filter: '', index: 0 } });
+    dispatch({ type: 'picker', picker: { purpose: 'history', title: 'History', items: plainItems(history, 'newestFirst'), filter: '', index: 0 } });
   }, [notice]);
 
   const resume = useCallback(
@@ -392,7 +392,7 @@ export function useChatSession(deps: ChatDeps) {
       .filter((c) => c.id !== conversationId.current)
       .map((c) => ({ value: c.id, label: `${c.updatedAt.slice(0, 16).replace('T', ' ')}  ${c.title}` }));
     if (items.length === 0) return notice('No past conversations.');
-    dispatch({ type: 'picker', picker: { purpose: 'conversation', title: 'Resume', items, filter: '', index: 0 } });
+    dispatch({ type: 'picker', picker: { purpose: 'conversation', title: 'Resume', items: listItems(items), filter: '', index: 0 } });
   }, [memory, notice]);
 
   /** What Enter does in a picker: take the highlighted row. */

@@ -62,6 +62,8 @@ describe('the composer and long texts', () => {
     expect(expandPastes(s.editor.text, s.pastes)).toBe(pasted);
     s = after(s, { type: 'unpaste', start: 0 });
     expect(s.editor).toEqual({ text: '', cursor: 0 });
+    // Nothing refers to it any more: the next paste is #1 again.
+    expect(after(s, { type: 'paste', text: lines(5) }).editor.text).toBe('[Pasted text #1: 5 lines]');
   });
 
   it('an input from the history too long to edit comes back collapsed, and the same paste each time', () => {

@@ -136,6 +136,9 @@ function composed(state: ChatState, text: string, cursor: 'firstLine' | 'end'): 
   return { editor: withText(pastePlaceholder(known >= 0 ? known + 1 : pastes.length, text)), pastes };
 }
 
+/** An empty prompt holds no placeholder: the next paste is #1 again (unless a draft put aside while walking the history has some). */
+const pastesFor = (state: ChatState, editor: Editor): string[] => (editor.text === '' && state.historyIndex === null ? [] : state.pastes);
+
 let nextId = 1;
 const item = (kind: TranscriptItem['kind'], text: string, extra: Partial<TranscriptItem> = {}): TranscriptItem => ({
   id: nextId++,
@@ -150,7 +153,13 @@ const continuation = (state: ChatState): Partial<TranscriptItem> => (state.liveC
 export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
     case 'edit':
-      return { ...state, editor: event.editor, exitArmed: false, pathMatches: event.editor.text === state.editor.text ? state.pathMatches : [] };
+      return {
+        ...state,
+        editor: event.editor,
+        pastes: pastesFor(state, event.editor),
+        exitArmed: false,
+        pathMatches: event.editor.text === state.editor.text ? state.pathMatches : [],
+      };
     case 'history': {
       if (state.history.length === 0) return state;
       const last = state.history.length - 1;
@@ -221,8 +230,10 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       const pastes = [...state.pastes, event.text];
       return { ...state, pastes, editor: insert(state.editor, pastePlaceholder(pastes.length, event.text)), exitArmed: false };
     }
-    case 'unpaste':
-      return { ...state, editor: cut(state.editor, event.start, state.editor.cursor), exitArmed: false };
+    case 'unpaste': {
+      const editor = cut(state.editor, event.start, state.editor.cursor);
+      return { ...state, editor, pastes: pastesFor(state, editor), exitArmed: false };
+    }
     case 'compose':
       return { ...state, ...composed(state, event.text, 'end'), historyIndex: null, exitArmed: false, pathMatches: [] };
     case 'externalEditor':

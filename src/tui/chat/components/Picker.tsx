@@ -14,7 +14,7 @@ export function Picker({ picker, rows, width }: { picker: PickerState; rows: num
       <Text wrap="truncate-end">
         <Text color="cyan">{picker.title}</Text>
         <Text dimColor> · type to filter, {HINT} · </Text>
-        {picker.filter ? <Text>{displayLine(picker.filter, width)}</Text> : <Text dimColor>(all {picker.items.length})</Text>}
+        {picker.filter ? <Text>{displayLine(picker.filter, width)}</Text> : <Text dimColor>(all {picker.items.size})</Text>}
       </Text>
       {window.rows.length === 0 ? <Text dimColor>Nothing matches.</Text> : null}
       {window.rows.map((item, i) => {
