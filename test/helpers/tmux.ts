@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, childEnv, tempDir } from './cli.js';
 
@@ -19,6 +19,8 @@ export interface TerminalSession {
   screenWithColours(): string;
   /** Keys as tmux names them (`Enter`, `C-d`), or literal text with `literal: true`. */
   send(keys: string, options?: { literal?: boolean }): void;
+  /** Pastes `text` as a terminal does: bracketed when the program asked for it, line breaks as CR. */
+  paste(text: string): void;
   /** Polls until `done()` holds: at most `tries` times, 50 ms apart. */
   poll(what: string, done: () => boolean, tries?: number): Promise<void>;
   showing(text: string): Promise<void>;
@@ -53,6 +55,12 @@ export function startTerminal(name: string, args: string[], size: { columns: num
     screen,
     screenWithColours: () => tmux('capture-pane', '-p', '-e', '-t', id).stdout,
     send: (keys, options = {}) => void tmux('send-keys', '-t', id, ...(options.literal ? ['-l'] : []), keys),
+    paste(text) {
+      const file = join(home, 'paste-buffer');
+      writeFileSync(file, text);
+      tmux('load-buffer', '-b', 'test-paste', file);
+      tmux('paste-buffer', '-p', '-d', '-b', 'test-paste', '-t', id);
+    },
     poll,
     showing: (text) => poll(`the screen to show ${JSON.stringify(text)}`, () => screen().includes(text)),
     async exitCode() {
