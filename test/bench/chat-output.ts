@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { chatOnScreen } from './lib/chat-screen.js';
 import { printTable } from './lib/table.js';
 
 /** A realistic answer: paragraphs of prose, a code block, a list, about 2.6 KB of markdown. */
@@ -16,18 +16,7 @@ function answer(): string {
  * at about 200 characters a second. Output should stay a small multiple of the answer.
  */
 export async function chatOutput(): Promise<void> {
-  // Ink draws frames only where it believes a person watches.
-  process.env.CI = 'false';
-  const [{ render }, React, { ChatApp }, { CHAT_RENDER_OPTIONS, CHAT_REDRAW_MS }, { createClient }, { startTestServer }, { scriptedProvider }, xterm] = await Promise.all([
-    import('ink'),
-    import('react'),
-    import('../../src/tui/chat/ChatApp.js'),
-    import('../../src/tui/chat/launch.js'),
-    import('../../src/client/client.js'),
-    import('../helpers/server.js'),
-    import('../helpers/providers.js'),
-    import('../helpers/xterm.js'),
-  ]);
+  const [{ startTestServer }, { scriptedProvider }] = await Promise.all([import('../helpers/server.js'), import('../helpers/providers.js')]);
   const text = answer();
   const server = await startTestServer({ providers: [scriptedProvider(() => text, 9, () => new Promise((resolve) => setTimeout(resolve, 40)))] });
   const rows: string[][] = [];
@@ -37,24 +26,9 @@ export async function chatOutput(): Promise<void> {
       [80, 24],
       [40, 20],
     ] as const) {
-      const terminal = xterm.headlessTerminal(columns, height);
+      const { terminal, stdin, onWrite, unmount } = await chatOnScreen({ server, columns, rows: height, settings: { model: 'script/answer' } });
       let writes = 0;
-      const write = terminal.stdout.write.bind(terminal.stdout);
-      terminal.stdout.write = (data: string | Uint8Array) => {
-        writes++;
-        return write(data);
-      };
-      const stdin = new xterm.FakeStdin();
-      const instance = render(
-        React.createElement(ChatApp, {
-          client: createClient({ baseUrl: server.url, apiKey: server.liveKey }),
-          memory: null,
-          settings: { model: 'script/answer', toolsEnabled: false, maxToolRounds: 1, contextMessages: 40, maxFileBytes: 65_536, liveRows: 0, redrawMs: CHAT_REDRAW_MS },
-          exit: () => {},
-          writeRaw: () => {},
-        }),
-        { ...CHAT_RENDER_OPTIONS, stdout: terminal.stdout as never, stdin: stdin as never, stderr: new EventEmitter() as never },
-      );
+      onWrite(() => writes++);
       await new Promise((resolve) => setTimeout(resolve, 200));
       const before = { bytes: terminal.bytes(), writes };
       stdin.write('explain holds');
@@ -64,7 +38,7 @@ export async function chatOutput(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const bytes = terminal.bytes() - before.bytes;
-      instance.unmount();
+      unmount();
       const lost = !(await terminal.lines()).some((line) => line.includes('Paragraph 5'));
       rows.push([
         `${columns}×${height}`,

@@ -1,3 +1,4 @@
+import { chatHistorySearch } from './chat-history-search.js';
 import { chatOutput } from './chat-output.js';
 import { chatStart } from './chat-start.js';
 import { coldStart } from './cold-start.js';
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   'cold-start': coldStart,
   'chat-start': chatStart,
   'chat-output': chatOutput,
+  'chat-history-search': chatHistorySearch,
   'gateway-load': gatewayLoad,
   'memory-search': memorySearch,
   'usage-reports': usageReports,
