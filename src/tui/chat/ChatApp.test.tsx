@@ -726,6 +726,15 @@ describe('past conversations and memory', () => {
     await second.shows(/partial answer\n\(cancelled\)/);
   });
 
+  it('a resumed message too long to draw at once is cut, saying how much is left out', async () => {
+    const memory = openChatMemory();
+    const id = memory.startConversation('local/echo');
+    memory.append(id, { role: 'user', content: `a pasted log: ${'0123456789'.repeat(10_000)}` });
+    const chat = openChat({ memory, resume: id });
+    await chat.shows(`Resumed conversation ${id}.`);
+    await chat.shows(`… (${100_014 - 8000} more characters)`);
+  });
+
   it('/memory searches the vault too', async () => {
     const { memory } = memoryFiles.open();
     memory.vault.save({ content: 'my favourite colour is teal' });

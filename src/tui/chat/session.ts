@@ -10,6 +10,7 @@ import { planCommit } from './live-split.js';
 import { markdownWidth } from './markdown.js';
 import { expandPastes } from './paste.js';
 import { listItems, plainItems, type PickerItem } from './picker.js';
+import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
 import { useTerminalSize } from '../shared/use-terminal-size.js';
 
 /** Rows around the live answer while it streams: its margin, the composer, the status line, and one spare. */
@@ -27,7 +28,6 @@ const RESUMABLE = 50;
  * screen for seconds. A longer question shows with its pastes collapsed; a longer past message, cut.
  */
 const TRANSCRIPT_MESSAGE_CHARS = 8000;
-import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
 
 /** A past message as the resumed transcript shows it: long ones cut, with what was left out. */
 function resumedItem({ message, cancelled }: RememberedMessage): { kind: 'user' | 'assistant'; text: string; cancelled?: boolean }[] {
