@@ -1,9 +1,9 @@
 import type { ChatBody, ModelEntry } from './types.js';
+import { countingOf, QUARTER_CHARS, UTF8_BYTES, type InputCounting } from './tokenizer.js';
 
 /**
- * Token counts before an upstream has counted them: for holds, for the local provider, and for
- * streams cut short. About four characters a token, a slight overestimate for English, which is
- * the safe side for a hold.
+ * Token counts of output no upstream counted: for the local provider and for streams cut short.
+ * About four characters a token. Never for a hold's input: that is counted by `InputCounting`.
  */
 export function estimateTokens(text: string): number {
   return tokensOfLength(text.length);
@@ -19,16 +19,22 @@ export const tokensOfLength = (length: number) => Math.ceil(length / 4);
  */
 export const IMAGE_TOKENS = { openai: 25_501, anthropic: 1_600 } as const;
 
-/** What bounds a request's input: the price of one image, and the model's context window. */
+/** What bounds a request's input: how its text counts, the price of one image, and the model's context window. */
 export interface InputBounds {
+  counting: InputCounting;
   imageTokens: number;
   contextTokens: number | null;
 }
 
-/** For a count with no model to bound it: the dearest image, no window. */
-export const UNBOUNDED: InputBounds = { imageTokens: IMAGE_TOKENS.openai, contextTokens: null };
+/** For a count with no model to bound it: UTF-8 bytes, the dearest image, no window. */
+export const UNBOUNDED: InputBounds = { counting: UTF8_BYTES, imageTokens: IMAGE_TOKENS.openai, contextTokens: null };
 
-export const boundsOf = (entry: Pick<ModelEntry, 'imageTokens' | 'contextLength'>): InputBounds => ({
+/** The local echo model's count of what it is sent: its own rule, and an image as a low-detail one (85 tokens). */
+export const ECHO_BOUNDS: InputBounds = { counting: QUARTER_CHARS, imageTokens: 85, contextTokens: null };
+
+/** A model's bounds: the offline local models count by their own rule, which is exact for them. */
+export const boundsOf = (entry: Pick<ModelEntry, 'provider' | 'model' | 'imageTokens' | 'contextLength'>): InputBounds => ({
+  counting: entry.provider === 'local' ? QUARTER_CHARS : countingOf(entry.model),
   imageTokens: entry.imageTokens ?? IMAGE_TOKENS.openai,
   contextTokens: entry.contextLength,
 });
@@ -53,7 +59,7 @@ function partTokens(part: unknown, bounds: InputBounds): number {
     case 'input_text':
     case 'output_text':
     case 'refusal':
-      return estimateTokens(text(field(part, 'text')) || text(field(part, 'refusal')));
+      return bounds.counting.text(text(field(part, 'text')) || text(field(part, 'refusal')));
     case 'image_url':
     case 'input_image':
       return bounds.imageTokens;
@@ -63,16 +69,16 @@ function partTokens(part: unknown, bounds: InputBounds): number {
     case 'image':
       return bounds.imageTokens;
     case 'thinking':
-      return estimateTokens(text(field(part, 'thinking')));
+      return bounds.counting.text(text(field(part, 'thinking')));
     case 'tool_use':
     case 'server_tool_use':
-      return estimateTokens(JSON.stringify(field(part, 'input') ?? {}));
+      return bounds.counting.text(text(field(part, 'name')) + JSON.stringify(field(part, 'input') ?? {}));
     case 'tool_result':
       return contentTokens(field(part, 'content'), bounds);
     case 'document': {
       const source = field(part, 'source');
       const data = text(field(source, 'data'));
-      if (field(source, 'type') === 'text') return estimateTokens(data);
+      if (field(source, 'type') === 'text') return bounds.counting.text(data);
       if (data) return Math.ceil(decodedBytes(data) / 3) + bounds.imageTokens;
       return bounds.contextTokens ?? 128_000;
     }
@@ -83,13 +89,13 @@ function partTokens(part: unknown, bounds: InputBounds): number {
       return bounds.contextTokens ?? 128_000;
     }
     default:
-      return estimateTokens(JSON.stringify(part) ?? '');
+      return bounds.counting.text(JSON.stringify(part) ?? '');
   }
 }
 
 /** A message's content: a string, or a list of parts of every kind. */
 export function contentTokens(content: unknown, bounds: InputBounds): number {
-  if (typeof content === 'string') return estimateTokens(content);
+  if (typeof content === 'string') return bounds.counting.text(content);
   if (!Array.isArray(content)) return 0;
   return content.reduce<number>((sum, part) => sum + partTokens(part, bounds), 0);
 }
@@ -110,34 +116,63 @@ export function contentText(content: unknown): string {
     .join('');
 }
 
+/** Any value as the upstream reads it: a string as it is, anything else as its JSON. */
+const valueTokens = (value: unknown, bounds: InputBounds) =>
+  bounds.counting.text(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+
 /**
- * Input tokens of a chat request: every message and part (plus a few for its framing), the
- * arguments of earlier tool calls (an agent's history is mostly these), and the tools.
+ * Tool definitions: their JSON, and what the upstream's rendering of them adds. Legacy
+ * `functions` count the same way; a JSON schema for the answer is shown to the model as well.
  */
-export function estimateChatInputTokens(body: Pick<ChatBody, 'messages' | 'tools'>, bounds: InputBounds): number {
-  const messages = body.messages.reduce(
-    (sum, m) => sum + contentTokens(m.content, bounds) + ('tool_calls' in m && m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0) + 4,
-    0,
-  );
-  return capped(messages + (body.tools ? estimateTokens(JSON.stringify(body.tools)) : 0), bounds);
+function toolsTokens(request: { tools?: unknown; functions?: unknown; response_format?: unknown }, bounds: InputBounds): number {
+  let tokens = 0;
+  for (const list of [request.tools, request.functions]) {
+    if (!Array.isArray(list) || list.length === 0) continue;
+    tokens += bounds.counting.toolsBlock + bounds.counting.perTool * list.length + valueTokens(list, bounds);
+  }
+  if (field(request.response_format, 'type') === 'json_schema') tokens += valueTokens(request.response_format, bounds);
+  return tokens;
+}
+
+/**
+ * A chat message as OpenAI counts it: its framing (role included), its content part by part, and
+ * every other field's value (a name, earlier tool calls — an agent's history is mostly these —,
+ * a tool result's call id).
+ */
+function messageTokens(message: Record<string, unknown>, bounds: InputBounds): number {
+  let tokens = bounds.counting.message(text(message.role)) + contentTokens(message.content, bounds);
+  for (const [key, value] of Object.entries(message)) {
+    if (key === 'role' || key === 'content' || value === undefined || value === null) continue;
+    tokens += valueTokens(value, bounds) + (key === 'name' ? bounds.counting.perName : 0);
+  }
+  return tokens;
+}
+
+/**
+ * Input tokens of a chat request, an upper bound of what the upstream counts: every message
+ * with its framing, the reply's priming, and the tools.
+ */
+export function estimateChatInputTokens(body: Pick<ChatBody, 'messages' | 'tools'> & { functions?: unknown; response_format?: unknown }, bounds: InputBounds): number {
+  const messages = body.messages.reduce((sum, m) => sum + messageTokens(m, bounds), 0);
+  return capped(messages + bounds.counting.perRequest + toolsTokens(body, bounds), bounds);
 }
 
 /**
  * Input tokens of a Messages request relayed as it is: the system prompt, every turn block by
- * block, and the tools.
+ * block with its framing, and the tools.
  */
 export function estimateMessagesInputTokens(
-  request: { system?: unknown; messages: readonly { content: unknown }[]; tools?: unknown },
+  request: { system?: unknown; messages: readonly { role?: unknown; content: unknown }[]; tools?: unknown },
   bounds: InputBounds,
 ): number {
-  const turns = request.messages.reduce((sum, message) => sum + contentTokens(message.content, bounds) + 4, 0);
-  const extra = contentTokens(request.system, bounds) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0);
-  return capped(turns + extra, bounds);
+  const turns = request.messages.reduce<number>((sum, message) => sum + bounds.counting.message(text(message.role)) + contentTokens(message.content, bounds), 0);
+  const system = request.system === undefined ? 0 : bounds.counting.message('system') + contentTokens(request.system, bounds);
+  return capped(turns + system + bounds.counting.perRequest + toolsTokens({ tools: request.tools }, bounds), bounds);
 }
 
 /**
- * Input tokens of a Responses request sent as it is: its items (message contents part by part,
- * anything else by its size), the instructions and the tools.
+ * Input tokens of a Responses request sent as it is: its items (messages as chat messages,
+ * anything else by its JSON, with a message's framing), the instructions and the tools.
  */
 export function estimateResponsesInputTokens(
   request: { input?: unknown; messages?: unknown; instructions?: unknown; tools?: unknown },
@@ -146,10 +181,12 @@ export function estimateResponsesInputTokens(
   const input = request.input ?? request.messages ?? '';
   const items = typeof input === 'string' ? [input] : Array.isArray(input) ? input : [input];
   const itemTokens = items.reduce<number>((sum, item) => {
-    if (typeof item === 'string') return sum + estimateTokens(item);
+    if (typeof item === 'string') return sum + bounds.counting.message('user') + bounds.counting.text(item);
+    if (typeof item !== 'object' || item === null) return sum + bounds.counting.message('user') + valueTokens(item, bounds);
     const content = field(item, 'content');
-    return sum + 4 + (content === undefined ? estimateTokens(JSON.stringify(item) ?? '') : contentTokens(content, bounds));
+    if (content === undefined) return sum + bounds.counting.message(text(field(item, 'type'))) + valueTokens(item, bounds);
+    return sum + messageTokens(item as Record<string, unknown>, bounds);
   }, 0);
-  const extra = estimateTokens(text(request.instructions)) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0);
-  return capped(itemTokens + extra, bounds);
+  const instructions = request.instructions === undefined ? 0 : bounds.counting.message('system') + valueTokens(request.instructions ?? '', bounds);
+  return capped(itemTokens + instructions + bounds.counting.perRequest + toolsTokens({ tools: request.tools }, bounds), bounds);
 }

@@ -45,7 +45,7 @@ afterAll(async () => {
 const sdk = () => new OpenAI({ apiKey: t.liveKey, baseURL: `${t.url}${API}`, maxRetries: 0 });
 
 /** A system prompt long enough to be cached (OpenAI caches from 1,024 tokens); each test its own. */
-const longPrompt = (topic: string) => `You are an assistant for ${topic}. ${'Answer briefly and precisely. '.repeat(200)}`;
+const longPrompt = (topic: string) => `You are an assistant for ${topic}. ${'Answer briefly and precisely. '.repeat(300)}`;
 
 const credits = async () => Math.round((await t.call('GET', `${API}/credits/balance`)).body.credits * 1e6);
 const chargedMicro = async () => {

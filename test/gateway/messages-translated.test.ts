@@ -5,7 +5,7 @@ import type { AIMessageChunk } from '@langchain/core/messages';
 import { generateObject, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { FakeOpenAI } from '../fixtures/fake-openai.js';
+import { promptTokensOf, type FakeOpenAI } from '../fixtures/fake-openai.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeUpstreams } from '../helpers/upstreams.js';
@@ -156,8 +156,8 @@ describe('usage', () => {
     // Long enough for the upstream to cache (OpenAI caches prompts from 1,024 tokens).
     system: [{ type: 'text' as const, text: `About ${topic}. ${'Be brief. '.repeat(600)}`, cache_control: { type: 'ephemeral' as const } }],
   });
-  /** The prompt tokens the fake counted for the last request: a token per 4 characters of its messages' JSON. */
-  const upstreamPromptTokens = () => Math.ceil(JSON.stringify(upstreamBody().messages).length / 4);
+  /** The prompt tokens the fake counted for the last request, as OpenAI counts them. */
+  const upstreamPromptTokens = () => promptTokensOf(upstreamBody().model, upstreamBody().messages, upstreamBody().tools);
 
   it('the upstream’s cached tokens are cache_read_input_tokens, left out of input_tokens; no cache writes; integers, never null', async () => {
     const first = await client().messages.create(cachedAsk('not streamed'));

@@ -46,8 +46,8 @@ describe.skipIf(!testDatabaseUrl)('two instances over one PostgreSQL database', 
     const [a, b] = await twoInstances({ providers: [pricedProvider(gateA.adapter)] }, { providers: [pricedProvider(gateB.adapter)] });
     try {
       const hold = estimateChatInputTokens(chatBody('both at once', 50), UNBOUNDED) * PAID_INPUT_MICRO + 50 * PAID_OUTPUT_MICRO;
-      expect(Math.floor((110 * MICRO) / hold)).toBe(10);
-      const app = await createOwnerApp(a, { balanceCredits: 110 });
+      expect(Math.floor((160 * MICRO) / hold)).toBe(10);
+      const app = await createOwnerApp(a, { balanceCredits: 160 });
       const key = (await a.server.services.apiKeys.create(app.appUuid, { name: 'k', is_test: false })).secret;
 
       let answered = 0;

@@ -41,10 +41,10 @@ describe('holds under concurrency', () => {
   it('admits at most as many concurrent requests as the balance covers, and never overdraws', async () => {
     const gated = gatedEcho();
     await withServer(gated.adapter, async (t) => {
-      // Each request holds about 11 credits (its input, and 50 output tokens at 0.2): ten fit in 110.
+      // Each request holds 16 credits (its input bound by UTF-8 bytes and framing, and 50 output tokens at 0.2): ten fit in 165.
       const hold = holdOf('concurrent calls', 50);
-      expect(Math.floor((110 * MICRO) / hold)).toBe(10);
-      const app = await createOwnerApp(t, { balanceCredits: 110 });
+      expect(Math.floor((165 * MICRO) / hold)).toBe(10);
+      const app = await createOwnerApp(t, { balanceCredits: 165 });
       const key = (await t.server.services.apiKeys.create(app.appUuid, { name: 'k', is_test: false })).secret;
 
       // All forty are in flight together: none can finish (and free its hold) before the gate opens.
@@ -64,14 +64,14 @@ describe('holds under concurrency', () => {
 
       // Ten reached the upstream, holding everything; thirty were refused without it.
       expect(gated.started()).toBe(10);
-      expect(await appBalance(t, app.appUuid)).toEqual({ micro: 110 * MICRO, heldMicro: 10 * hold });
+      expect(await appBalance(t, app.appUuid)).toEqual({ micro: 165 * MICRO, heldMicro: 10 * hold });
       gated.open();
       const answers = await Promise.all(requests);
       expect(answers.filter((a) => a.status === 402)).toHaveLength(30);
       const served = answers.filter((a) => a.status === 200);
       expect(served).toHaveLength(10);
       const charged = served.reduce((sum, a) => sum + costOfUsage(a.body.usage), 0);
-      expect(await appBalance(t, app.appUuid)).toEqual({ micro: 110 * MICRO - charged, heldMicro: 0 });
+      expect(await appBalance(t, app.appUuid)).toEqual({ micro: 165 * MICRO - charged, heldMicro: 0 });
       expect(await t.server.store.credits.check()).toEqual([]);
     });
   });

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCall, ChatChunk, ChatCompletionJson, ModelEntry, ProviderAdapter } from '../types.js';
 import { invalidRequest } from '../../errors.js';
-import { contentText, estimateChatInputTokens, estimateTokens } from '../tokens.js';
+import { contentText, ECHO_BOUNDS, estimateChatInputTokens, estimateTokens } from '../tokens.js';
 import { structuredEcho } from './structured.js';
 import { echoTurn, streamPieces, type EchoTurn } from './echo.js';
 import { embedText, LOCAL_EMBED_DIMENSIONS, tokensToText } from './embed.js';
 
 /** The offline provider: always present, free, deterministic. */
-/** How the echo model counts what it is sent. */
-const ECHO_BOUNDS = { imageTokens: 85, contextTokens: null };
 
 export const localModels: ModelEntry[] = [
   {

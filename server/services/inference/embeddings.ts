@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { EmbeddingsBody } from '../../../src/contract/schemas/inference.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import { estimateTokens } from '../../providers/tokens.js';
+import { boundsOf } from '../../providers/tokens.js';
 import { invalidRequest } from '../../errors.js';
 import type { Caller } from './caller.js';
 import { microToCredits } from '../../store/money.js';
@@ -29,7 +29,9 @@ export function createEmbeddingsService(deps: MeterOptions & { registry: Provide
       const { entry, adapter } = deps.registry.resolve(body.model, 'embeddings');
       if (!adapter.embeddings) throw invalidRequest(`The provider '${entry.provider}' has no embeddings.`, 'model', 'model_not_supported');
       const inputs = inputsOf(body.input);
-      const inputTokens = inputs.reduce<number>((sum, item) => sum + (typeof item === 'string' ? estimateTokens(item) : item.length), 0);
+      // Texts by the model's counting (its tokenizer, else UTF-8 bytes); token ids are what they are.
+      const { counting } = boundsOf(entry);
+      const inputTokens = inputs.reduce<number>((sum, item) => sum + (typeof item === 'string' ? counting.text(item) : item.length), 0);
       const meter = await openMeter(deps, { caller, entry, operation: 'embeddings', requestId, inputTokens, maxOutputTokens: 0 });
       try {
         const result = await adapter.embeddings({ model: entry.model, inputs, dimensions: body.dimensions, signal });
