@@ -3,6 +3,7 @@ import { chatOutput } from './chat-output.js';
 import { chatStart } from './chat-start.js';
 import { coldStart } from './cold-start.js';
 import { gatewayLoad, gatewayLoadChildren } from './gateway-load.js';
+import { hold } from './hold.js';
 import { memorySearch } from './memory-search.js';
 import { usageReports } from './usage-reports.js';
 import { CHILD_ROLE_ENV } from './lib/processes.js';
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<void>> = {
   'chat-output': chatOutput,
   'chat-history-search': chatHistorySearch,
   'gateway-load': gatewayLoad,
+  hold,
   'memory-search': memorySearch,
   'usage-reports': usageReports,
 };
