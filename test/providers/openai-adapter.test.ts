@@ -68,7 +68,9 @@ describe('openai adapter: chat', () => {
     expect(completion.choices[0]?.message.content).toBe('You said: hello there');
     expect(completion.choices[0]?.finish_reason).toBe('stop');
     expect(usage.outputTokens).toBe(4);
-    expect(completion.usage).toEqual({ prompt_tokens: usage.inputTokens, completion_tokens: 4, total_tokens: usage.inputTokens + 4 });
+    // The counts as the upstream reported them, its details (cached, reasoning) passed through.
+    expect(completion.usage).toMatchObject({ prompt_tokens: usage.inputTokens, completion_tokens: 4, total_tokens: usage.inputTokens + 4 });
+    expect(completion.usage?.prompt_tokens_details?.cached_tokens).toBe(usage.cacheReadTokens ?? 0);
 
     const [sent] = fake.requests;
     expect(sent).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
