@@ -249,9 +249,10 @@ describe('cancelling and leaving', () => {
     const charged = Number(/· ([\d.]+) credits · balance/.exec(chat.status())?.[1]);
     const shownBalance = Number(/balance ([\d.]+)/.exec(chat.status())?.[1]);
     expect(charged).toBeCloseTo(before - after.credits, 1);
-    // paid/echo holds 100 output tokens (20 credits and more); a few tokens were produced.
+    // paid/echo holds 100 output tokens (20 credits) on top of the input; what is charged is the
+    // input (bounded by its UTF-8 bytes: paid/echo has no known tokenizer) and the few tokens produced.
     expect(charged).toBeGreaterThan(0);
-    expect(charged).toBeLessThan(5);
+    expect(charged).toBeLessThan(20);
     expect(shownBalance).toBeCloseTo(after.credits, 0);
   });
 
