@@ -67,7 +67,13 @@ describe('anthropic adapter against the fake Messages API', () => {
     expect(completion.id).toMatch(/^chatcmpl-/);
     expect(usage.inputTokens).toBeGreaterThan(0);
     expect(usage.outputTokens).toBe(4);
-    expect(completion.usage).toEqual({ prompt_tokens: usage.inputTokens, completion_tokens: 4, total_tokens: usage.inputTokens + 4 });
+    // Cache reads are reported as OpenAI's cached_tokens (none on a first request).
+    expect(completion.usage).toEqual({
+      prompt_tokens: usage.inputTokens,
+      completion_tokens: 4,
+      total_tokens: usage.inputTokens + 4,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
   });
 
   it('sends what Anthropic expects: headers, system, alternating turns, max_tokens', async () => {
