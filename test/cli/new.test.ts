@@ -147,8 +147,10 @@ describe('svc new --starter messenger', () => {
     } finally {
       bot.child.kill();
     }
-    const status = await server.call('GET', `${API}/text/messenger/status`);
+    // The bot runs on a test key: its registration is a test object, seen by test keys only.
+    const status = await server.call('GET', `${API}/text/messenger/status`, { key: server.testKey });
     expect(status.body).toEqual({ channel: 'messenger', identifier: '1234567890', preferred_model: 'local/echo', registered: true });
+    expect((await server.call('GET', `${API}/text/messenger/status`)).body.registered).toBe(false);
   }, 60_000);
 });
 
