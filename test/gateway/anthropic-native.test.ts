@@ -1,9 +1,14 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
+import { ChatAnthropic } from '@langchain/anthropic';
+import type { AIMessageChunk } from '@langchain/core/messages';
+import { stepCountIs, streamText, tool } from 'ai';
+import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicAdapter } from '../../server/providers/anthropic/adapter.js';
 import { modelEntries } from '../../server/providers/config.js';
 import { createUpstream } from '../../server/providers/upstream.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
+import { countInputTokens, startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
 import { API, createKey, expectApiError } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -296,5 +301,43 @@ describe('GET /models for Anthropic clients', () => {
     const openai = await t.call('GET', `${API}/models`);
     expect(openai.body.object).toBe('list');
     expect(openai.headers.get('request-id')).toBe(openai.headers.get('x-request-id'));
+  });
+});
+
+describe('other Anthropic clients, relayed', () => {
+  it('LangChain ChatAnthropic, streamed: usage_metadata has the upstream’s input count (from message_start)', async () => {
+    const chat = new ChatAnthropic({ model: 'claude-haiku-4-5', apiKey: t.liveKey, anthropicApiUrl: `${t.url}/api`, maxRetries: 0 });
+    let whole: AIMessageChunk | undefined;
+    for await (const chunk of await chat.stream('hello langchain')) whole = whole ? whole.concat(chunk) : chunk;
+    expect(String(whole?.content)).toContain('hello langchain');
+    expect(whole?.usage_metadata?.input_tokens).toBe(countInputTokens({ messages: [{ role: 'user', content: 'hello langchain' }] }));
+    expect(whole?.usage_metadata?.output_tokens).toBeGreaterThan(0);
+  });
+
+  it('@ai-sdk/anthropic streamText with a tool: the call streams, runs, and the answer carries its result', async () => {
+    const calls: unknown[] = [];
+    const result = streamText({
+      model: createAnthropic({ apiKey: t.liveKey, baseURL: `${t.url}${API}` })('claude-haiku-4-5'),
+      prompt: 'use get_weather {"city":"Oslo"}',
+      tools: {
+        get_weather: tool({
+          description: 'The weather in a city',
+          inputSchema: z.object({ city: z.string() }),
+          execute: async (input) => {
+            calls.push(input);
+            return 'sunny';
+          },
+        }),
+      },
+      stopWhen: stepCountIs(2),
+      maxRetries: 0,
+    });
+    let text = '';
+    for await (const delta of result.textStream) text += delta;
+    expect(calls).toEqual([{ city: 'Oslo' }]);
+    expect(text).toContain('sunny');
+    expect((await result.totalUsage).inputTokens).toBeGreaterThan(0);
+    // The tool result went upstream as Anthropic's tool_result block, unchanged by svc.
+    expect(JSON.stringify(lastUpstream().body)).toContain('"type":"tool_result"');
   });
 });
