@@ -27,10 +27,18 @@ export interface PipelineOptions {
   log: (line: string) => void;
 }
 
-/** Query strings as an object; a repeated key is refused rather than silently picking one. */
+/**
+ * Query strings as an object; a repeated key is refused rather than silently picking one. A list
+ * in the `name[]=a&name[]=b` style (what OpenAI's SDKs send for `include`) is `name` = `a,b`.
+ */
 function queryObject(url: URL): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
+    if (key.endsWith('[]') && key.length > 2) {
+      const name = key.slice(0, -2);
+      query[name] = name in query ? `${query[name]},${value}` : value;
+      continue;
+    }
     if (key in query) throw invalidRequest(`The query parameter '${key}' is given more than once.`, key);
     query[key] = value;
   }

@@ -67,6 +67,9 @@ describe('input items in OpenAI’s shape', () => {
       expect(newestFirst.data.map((item) => (item.type === 'message' ? item.role : null))).toEqual(['user', 'assistant', 'user', 'system']);
       expect(texts[0]).toBe('second question');
       expect(texts.slice(2)).toEqual(['first question', 'be brief']);
+      // The SDK sends include as include[]=…: accepted (the items are answered whole).
+      const included = await sdk().responses.inputItems.list(second.id, { include: ['message.input_image.image_url'] });
+      expect(included.data.map((item) => item.id)).toEqual(newestFirst.data.map((item) => item.id));
       const [latest, answer] = newestFirst.data;
       expect(latest).toMatchObject({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'second question' }], id: expect.any(String) });
       expect(answer).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'output_text' }] });
