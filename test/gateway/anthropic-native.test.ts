@@ -156,6 +156,9 @@ describe('a Claude Code session, as it goes over the wire', () => {
     expect(response.headers.get('request-id')).toBe(request_id);
     expect(lastUpstream().body).toEqual(JSON.parse(JSON.stringify(second)));
     expect(reply.usage.cache_read_input_tokens).toBeGreaterThan(19_000);
+    // Not streamed, thinking comes back too (interleaved after the tool result), signed.
+    const again = reply.content.find((block) => block.type === 'thinking');
+    expect(again?.type === 'thinking' && again.signature.length > 0).toBe(true);
     const charged = beforeSecond - (await balanceMicro());
     expect(charged).toBe(anthropicPriceMicro(reply.usage, SONNET));
     // Billed as Anthropic bills it: far below the same input at the full price.
