@@ -40,6 +40,10 @@ export function createAuthenticator(deps: {
     const owner = candidates.find((candidate) => sameHash(candidate.secretHash, hash));
     if (!owner) throw unauthorized('The API key is not valid (deleted, or never issued).', 'invalid_api_key');
     const now = deps.clock.now();
+    // Refused from the very instant it expires (stored in UTC, so instants compare as text).
+    if (owner.key.expiresAt !== null && owner.key.expiresAt <= now.toISOString()) {
+      throw unauthorized(`The API key ${owner.key.keyId} expired at ${owner.key.expiresAt}.`, 'key_expired');
+    }
     await deps.store.apiKeys.touch(
       owner.key.keyId,
       now.toISOString(),
@@ -52,6 +56,7 @@ export function createAuthenticator(deps: {
       keyId: owner.key.keyId,
       livemode: !owner.key.isTest,
       role: owner.key.role,
+      budgeted: owner.key.budget !== null,
     };
   }
 

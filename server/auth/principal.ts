@@ -7,7 +7,18 @@ import type { AppRecord, AppScope } from '../store/types.js';
  * identity token: the offline local provider, sandbox payments, play money, and only test objects.
  */
 export type Principal =
-  | { kind: 'api_key'; developerId: string; app: AppRecord; keyId: string; livemode: boolean; role: KeyRole }
+  | {
+      kind: 'api_key';
+      developerId: string;
+      app: AppRecord;
+      keyId: string;
+      livemode: boolean;
+      role: KeyRole;
+      /** The key has a spending budget: its holds go through the key's window (server/services/budgets.ts). */
+      budgeted?: boolean;
+      /** Sets a header on this request's answer (the pipeline's; for the budget headers of metered answers). */
+      answerHeader?: (name: string, value: string) => void;
+    }
   | { kind: 'user'; developerId: string; app: AppRecord; address: string; livemode: boolean };
 
 /** Test mode: a test key or a sandbox user. Free local models, sandbox payments, play money. */

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { ApiKey, App, AppDeleted, AppUser } from '../../src/contract/schemas/apps.js';
 import { microToCredits } from '../store/money.js';
-import type { ApiKeyRecord, AppRecord, AppUserRecord, BalanceDestination, Page, PageOf } from '../store/types.js';
+import type { KeyWithStanding } from '../services/api-keys.js';
+import type { AppRecord, AppUserRecord, BalanceDestination, Page, PageOf } from '../store/types.js';
 
 /** Store records → the API's response shapes (DESIGN §4). */
 
@@ -48,7 +49,7 @@ export function presentAppDeletion(deletion: {
   };
 }
 
-export function presentKey(key: ApiKeyRecord): z.input<typeof ApiKey> {
+export function presentKey(key: KeyWithStanding): z.input<typeof ApiKey> {
   return {
     key_id: key.keyId,
     name: key.name,
@@ -57,6 +58,11 @@ export function presentKey(key: ApiKeyRecord): z.input<typeof ApiKey> {
     prefix: key.prefix,
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
+    budget_credits: key.budget ? microToCredits(key.budget.limitMicro) : null,
+    budget_period: key.budget?.period ?? null,
+    budget_spent_credits: key.standing ? microToCredits(key.standing.spentMicro) : null,
+    budget_resets_at: key.standing?.resetsAt ?? null,
+    expires_at: key.expiresAt,
   };
 }
 

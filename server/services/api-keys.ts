@@ -2,14 +2,67 @@ import type { Clock } from '../clock.js';
 import type { KeyRole } from '../../src/contract/operation.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { generateApiKey } from '../auth/api-keys.js';
-import type { Page, Store } from '../store/types.js';
+import { creditsToMicro } from '../store/money.js';
+import type { ApiKeyPatch, ApiKeyRecord, Page, Store } from '../store/types.js';
+import { budgetStanding } from './budgets.js';
+
+/** A key with what its budget looks like now: spent in the current window and when it resets. */
+export type KeyWithStanding = ApiKeyRecord & { standing: { spentMicro: number; resetsAt: string | null } | null };
+
+/** Budget and expiry as create and update take them (the contract has checked their forms). */
+interface KeyLimitsInput {
+  budget_credits?: number | null | undefined;
+  budget_period?: string | undefined;
+  expires_at?: string | null | undefined;
+}
+
+/** A budget without a period is a monthly one ("this key may spend $50 a month"). */
+const DEFAULT_PERIOD = 'month';
 
 export function createApiKeysService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
 
+  const withStanding = (key: ApiKeyRecord): KeyWithStanding => ({
+    ...key,
+    standing: key.budget ? budgetStanding(key.budget, clock.now()) : null,
+  });
+
+  /** An expiry as stored (UTC, so that instants compare as text); never one already past. */
+  function expiryOf(expiresAt: string | null): string | null {
+    if (expiresAt === null) return null;
+    const at = new Date(expiresAt);
+    if (Number.isNaN(at.getTime())) throw invalidRequest(`expires_at '${expiresAt}' is not a valid time.`, 'expires_at');
+    if (at.getTime() <= clock.now().getTime()) {
+      throw invalidRequest(`expires_at ${at.toISOString()} is not in the future: a key that never works is no key.`, 'expires_at', 'expiry_in_past');
+    }
+    return at.toISOString();
+  }
+
+  /** The patch a create or update body asks for, given the key's current budget (null: none). */
+  function limitsPatch(input: KeyLimitsInput, current: ApiKeyRecord['budget']): ApiKeyPatch {
+    const patch: ApiKeyPatch = {};
+    if (input.budget_credits === null) {
+      if (input.budget_period !== undefined) {
+        throw invalidRequest('budget_period cannot be set while budget_credits removes the budget.', 'budget_period');
+      }
+      patch.budget = null;
+    } else if (input.budget_credits !== undefined || input.budget_period !== undefined) {
+      const credits = input.budget_credits;
+      if (credits === undefined && !current) {
+        throw invalidRequest('budget_period needs budget_credits: the key has no budget to change the period of.', 'budget_credits');
+      }
+      patch.budget = {
+        limitMicro: credits === undefined ? (current?.limitMicro ?? 0) : creditsToMicro(credits),
+        period: input.budget_period ?? current?.period ?? DEFAULT_PERIOD,
+      };
+    }
+    if (input.expires_at !== undefined) patch.expiresAt = expiryOf(input.expires_at);
+    return patch;
+  }
+
   return {
     /** Creates a key (an `inference` one unless said) and returns it with its secret, never readable again. */
-    async create(appUuid: string, input: { name: string; is_test: boolean; role?: KeyRole | undefined }) {
+    async create(appUuid: string, input: { name: string; is_test: boolean; role?: KeyRole | undefined } & KeyLimitsInput) {
       const role = input.role ?? 'inference';
       if (input.is_test && role === 'admin') {
         throw invalidRequest(
@@ -18,6 +71,7 @@ export function createApiKeysService(deps: { store: Store; clock: Clock }) {
           'test_key_cannot_be_admin',
         );
       }
+      const limits = limitsPatch(input, null);
       const generated = generateApiKey(input.is_test);
       const key = await store.apiKeys.create({
         keyId: generated.keyId,
@@ -27,13 +81,33 @@ export function createApiKeysService(deps: { store: Store; clock: Clock }) {
         role,
         prefix: generated.prefix,
         secretHash: generated.secretHash,
+        budget: limits.budget ?? null,
+        expiresAt: limits.expiresAt ?? null,
         at: clock.now().toISOString(),
       });
-      return { ...key, secret: generated.secret };
+      return { ...withStanding(key), secret: generated.secret };
     },
 
-    list(appUuid: string, page: Page) {
-      return store.apiKeys.list(appUuid, page);
+    async list(appUuid: string, page: Page) {
+      const listed = await store.apiKeys.list(appUuid, page);
+      return { ...listed, items: listed.items.map(withStanding) };
+    },
+
+    /** Changes a key's budget or expiry. */
+    async update(appUuid: string, keyId: string, input: KeyLimitsInput) {
+      const missing = () => notFound(`No API key ${keyId} in app ${appUuid}.`, 'api_key_not_found');
+      const current = await store.apiKeys.get(appUuid, keyId);
+      if (!current) throw missing();
+      const updated = await store.apiKeys.update(appUuid, keyId, limitsPatch(input, current.budget));
+      if (!updated) throw missing();
+      return withStanding(updated);
+    },
+
+    /** The calling key, with its budget's standing (GET /key). */
+    async current(appUuid: string, keyId: string) {
+      const key = await store.apiKeys.get(appUuid, keyId);
+      if (!key) throw notFound(`No API key ${keyId} in app ${appUuid}.`, 'api_key_not_found');
+      return withStanding(key);
     },
 
     async delete(appUuid: string, keyId: string) {

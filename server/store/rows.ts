@@ -71,7 +71,8 @@ export function toApp(row: AppRow, heldMicro: number): AppRecord {
   };
 }
 
-export const KEY_COLUMNS = 'k.key_id, k.app_uuid, k.name, k.is_test, k.role, k.prefix, k.created_at, k.last_used_at';
+export const KEY_COLUMNS = `k.key_id, k.app_uuid, k.name, k.is_test, k.role, k.prefix, k.created_at, k.last_used_at,
+  k.budget_credits_micro, k.budget_period, k.expires_at, k.budget_window_start, k.budget_spent_micro`;
 
 export interface KeyRow {
   key_id: string;
@@ -82,6 +83,11 @@ export interface KeyRow {
   prefix: string;
   created_at: string;
   last_used_at: string | null;
+  budget_credits_micro: number | null;
+  budget_period: string | null;
+  expires_at: string | null;
+  budget_window_start: string | null;
+  budget_spent_micro: number;
 }
 
 export function toKey(row: KeyRow): ApiKeyRecord {
@@ -94,6 +100,10 @@ export function toKey(row: KeyRow): ApiKeyRecord {
     prefix: row.prefix,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    budget: row.budget_credits_micro === null || row.budget_period === null
+      ? null
+      : { limitMicro: row.budget_credits_micro, period: row.budget_period, windowStart: row.budget_window_start, spentMicro: row.budget_spent_micro },
+    expiresAt: row.expires_at,
   };
 }
 

@@ -66,6 +66,24 @@ export interface ApiKeyRecord {
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /** What the key may spend per window, and what it has settled in the window it last spent in. */
+  budget: KeyBudget | null;
+  /** RFC 3339; from this instant on the key is refused. */
+  expiresAt: string | null;
+}
+
+export interface KeyBudget {
+  limitMicro: number;
+  /** `day`, `week`, `month` or a duration (`7d`): see server/services/budgets.ts. */
+  period: string;
+  windowStart: string | null;
+  spentMicro: number;
+}
+
+/** What a key update changes: an omitted field is kept, null removes it. */
+export interface ApiKeyPatch {
+  budget?: { limitMicro: number; period: string } | null;
+  expiresAt?: string | null;
 }
 
 /** A user of an app in one mode: a sandbox user and a live user of the same address are two users. */
@@ -133,6 +151,8 @@ export interface NewApiKey {
   role: KeyRole;
   prefix: string;
   secretHash: string;
+  budget?: { limitMicro: number; period: string } | null;
+  expiresAt?: string | null;
   at: string;
 }
 
@@ -179,9 +199,29 @@ export type Payer =
   | { kind: 'user'; appUuid: string; address: string; test?: boolean }
   | { kind: 'promotions' };
 
+/**
+ * The key budget a hold goes through: the key, and the window rule (server/services/budgets.ts at
+ * the hold's moment) that says, from the key's period and stored window start, which window a
+ * spend now counts in. Null when the stored period is not one.
+ */
+export interface KeyBudgetCheck {
+  keyId: string;
+  windowAt(period: string, storedStart: string | null): { start: string; end: string; rolled: boolean } | null;
+}
+
+/** A key's budget as a hold found it: spent in the window, held by requests in flight (this one included when held). */
+export interface KeyBudgetStanding {
+  limitMicro: number;
+  spentMicro: number;
+  heldMicro: number;
+  windowStart: string;
+  resetsAt: string;
+}
+
 export type HoldResult =
-  | { ok: true }
+  | { ok: true; keyBudget?: KeyBudgetStanding }
   | { ok: false; availableMicro: number }
+  | { ok: false; keyBudget: KeyBudgetStanding }
   | { ok: false; userLimit: { spentMicro: number; pendingMicro: number; limitMicro: number } };
 
 export interface UsageEvent {
@@ -404,6 +444,10 @@ export interface Store {
     create(key: NewApiKey): Promise<ApiKeyRecord>;
     list(appUuid: string, page: Page): Promise<PageOf<ApiKeyRecord>>;
     delete(appUuid: string, keyId: string, at: string): Promise<boolean>;
+    /** A live (not deleted) key of the app, or null. */
+    get(appUuid: string, keyId: string): Promise<ApiKeyRecord | null>;
+    /** Changes a key's budget or expiry; a changed budget starts a fresh window. Null when there is no such key. */
+    update(appUuid: string, keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
     /** The live keys with this public prefix (usually one), with their apps and secret hashes. */
     findByPrefix(prefix: string): Promise<(KeyOwner & { secretHash: string })[]>;
     /** Records use; writes only when the last recorded use is older than `staleBefore`. */
@@ -430,14 +474,20 @@ export interface Store {
      * request `requestId`, in one atomic step however many instances hold at once. With
      * `capUser`, the payer is a pooled app spending for that user: the user's settled spend,
      * their holds and this one must also stay within the user's credit limit (when they have one).
+     * With `keyBudget`, the key's spend in its current window (rolled first when the window has
+     * ended), its holds and this one must stay within the key's budget, in the same atomic step.
      * Says which check failed, with its figures; nothing is held then.
      */
-    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string): Promise<HoldResult>;
+    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string, keyBudget?: KeyBudgetCheck): Promise<HoldResult>;
     /**
      * Releases the hold of request `usage.requestId` and charges the real cost in one
      * transaction, with its ledger entry and usage row. The charge never exceeds what the payer has.
+     * With `keyWindow` (the window the hold counted in), the charge is added to the key's spend
+     * in that window; a window that has rolled meanwhile is not charged for the old one's requests.
      */
-    settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent): Promise<{ chargedMicro: number }>;
+    settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent, keyWindow?: string): Promise<{ chargedMicro: number }>;
+    /** What requests in flight hold against key `keyId`'s budget. */
+    keyHeld(keyId: string): Promise<number>;
     /** Balance and held amount of a payer, in micro-credits. */
     balance(payer: Payer): Promise<{ balanceMicro: number; heldMicro: number }>;
   };

@@ -29,6 +29,12 @@ describe('developer apps api-keys', () => {
       secret: expect.stringMatching(/^svc_live_[A-Za-z0-9]{40}$/),
       created_at: START,
       last_used_at: null,
+      // No budget and no expiry unless asked for (test/server/key-budgets.test.ts).
+      budget_credits: null,
+      budget_period: null,
+      budget_spent_credits: null,
+      budget_resets_at: null,
+      expires_at: null,
     });
   });
 

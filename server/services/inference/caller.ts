@@ -13,6 +13,10 @@ export interface Caller {
   app: AppRecord;
   /** Whose rate limit the tokens count against (the key, or the user). */
   rateSubject: string;
+  /** The calling key has a spending budget, checked in the same step as the balance. */
+  keyBudgeted: boolean;
+  /** Sets a header on the answer (the key's budget headers), when the caller came through HTTP. */
+  answerHeader?: ((name: string, value: string) => void) | undefined;
 }
 
 export function callerOf(principal: Principal): Caller {
@@ -26,6 +30,8 @@ export function callerOf(principal: Principal): Caller {
       isTest: !principal.livemode,
       app: principal.app,
       rateSubject: rateSubject(principal),
+      keyBudgeted: principal.budgeted === true,
+      answerHeader: principal.answerHeader,
     };
   }
   const pooled = principal.app.appType === 'pooled_api';
@@ -40,5 +46,6 @@ export function callerOf(principal: Principal): Caller {
     isTest: test,
     app: principal.app,
     rateSubject: rateSubject(principal),
+    keyBudgeted: false,
   };
 }

@@ -2,10 +2,17 @@ import type { Clock } from '../../clock.js';
 import { ApiError, forbidden, insufficientCredits } from '../../errors.js';
 import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
-import type { Store, UsageEvent } from '../../store/types.js';
+import type { KeyBudgetCheck, KeyBudgetStanding, Store, UsageEvent } from '../../store/types.js';
+import { budgetWindowAt, parseBudgetPeriod } from '../budgets.js';
 import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, assertServiceTierPriced, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
+
+/** The window a key with budget period `period` spends in at `now` (null for a period that is not one). */
+function windowFor(period: string, storedStart: string | null, now: Date) {
+  const parsed = parseBudgetPeriod(period);
+  return parsed ? budgetWindowAt(parsed, storedStart, now) : null;
+}
 
 /** The 402 of a pooled app's user at their credit limit (DESIGN §5). */
 function userLimitReached(address: string, limit: { spentMicro: number; pendingMicro: number; limitMicro: number }, heldMicro: number) {
@@ -16,6 +23,36 @@ function userLimitReached(address: string, limit: { spentMicro: number; pendingM
       `; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
       'Lower max_tokens, or ask the developer to raise the limit (svc api developer apps users update --credits).',
   );
+}
+
+/** Seconds until `at`, rounded up (a Retry-After never says "now" while the window still runs). */
+const secondsUntil = (at: string, now: Date) => Math.max(1, Math.ceil((Date.parse(at) - now.getTime()) / 1000));
+const DAY_SECONDS = 86_400;
+
+/** The 402 of a key past its budget (DESIGN §6): which budget, what is left, and when it resets. */
+function budgetExceeded(keyId: string, budget: KeyBudgetStanding, heldMicro: number, now: Date) {
+  const left = Math.max(0, budget.limitMicro - budget.spentMicro - budget.heldMicro);
+  const wait = secondsUntil(budget.resetsAt, now);
+  return new ApiError(
+    402,
+    'insufficient_credits',
+    `Budget exceeded: key ${keyId} may spend ${microToCredits(budget.limitMicro)} credits per window and has spent ` +
+      `${microToCredits(budget.spentMicro)}` +
+      (budget.heldMicro > 0 ? ` (${microToCredits(budget.heldMicro)} more held by requests in flight)` : '') +
+      `, leaving ${microToCredits(left)}; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
+      `The budget resets at ${budget.resetsAt}. Lower max_tokens, or raise the budget (svc api developer apps api-keys update).`,
+    'budget_exceeded',
+    null,
+    wait <= DAY_SECONDS ? { 'retry-after': String(wait) } : {},
+  );
+}
+
+/** The headers that tell a caller with a budget where it stands after this request's hold. */
+export function budgetHeaders(budget: KeyBudgetStanding): Record<string, string> {
+  return {
+    'x-svc-budget-remaining': String(microToCredits(Math.max(0, budget.limitMicro - budget.spentMicro - budget.heldMicro))),
+    'x-svc-budget-reset': budget.resetsAt,
+  };
 }
 
 /** The usage row's error code for a failure. */
@@ -98,9 +135,14 @@ export async function openMeter(
   const heldMicro = mostCostMicro(entry, { ...bound, outputTokens: request.maxOutputTokens });
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
-  const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser);
+  // A key with a budget: its window is the one holding the clock's now, in the same atomic step.
+  const now = deps.clock.now();
+  const keyBudget: KeyBudgetCheck | undefined =
+    caller.keyBudgeted && caller.keyId !== null ? { keyId: caller.keyId, windowAt: (period, start) => windowFor(period, start, now) } : undefined;
+  const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser, keyBudget);
   if (!held.ok) {
     if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
+    else if ('keyBudget' in held) await refuse(budgetExceeded(caller.keyId ?? '', held.keyBudget, heldMicro, now));
     else {
       const affordable = affordableOutputTokens(entry, bound, held.availableMicro);
       await refuse(
@@ -114,8 +156,12 @@ export async function openMeter(
     }
   }
   let settled = false;
+  const budget = held.ok ? (held.keyBudget ?? null) : null;
+  if (budget) for (const [name, value] of Object.entries(budgetHeaders(budget))) caller.answerHeader?.(name, value);
 
   return {
+    /** The key's budget after this hold (null when none applies), for the answer's headers. */
+    budget,
     /** Marks the first token (for time-to-first-token). */
     firstToken() {
       firstTokenAt ??= deps.clock.now().getTime();
@@ -126,7 +172,7 @@ export async function openMeter(
       settled = true;
       const event = eventOf(usage, status, errorCode);
       await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
-      return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event);
+      return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, budget?.windowStart);
     },
     /** Settles a request that failed before producing anything: nothing is charged. */
     failed(error: unknown, signal: AbortSignal) {

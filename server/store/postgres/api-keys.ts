@@ -19,8 +19,9 @@ export function createApiKeysRepository(sql: Sql, keyCache: KeyCache): Store['ap
       // The trigger api_keys_test_never_admin refuses a test admin key, as SQLite's does.
       try {
         await sql`
-          INSERT INTO api_keys (key_id, app_uuid, name, is_test, role, prefix, secret_hash, created_at)
-          VALUES (${key.keyId}, ${key.appUuid}, ${key.name}, ${key.isTest}, ${key.role}, ${key.prefix}, ${key.secretHash}, ${key.at})`;
+          INSERT INTO api_keys (key_id, app_uuid, name, is_test, role, prefix, secret_hash, created_at, budget_credits_micro, budget_period, expires_at)
+          VALUES (${key.keyId}, ${key.appUuid}, ${key.name}, ${key.isTest}, ${key.role}, ${key.prefix}, ${key.secretHash}, ${key.at},
+                  ${key.budget?.limitMicro ?? null}, ${key.budget?.period ?? null}, ${key.expiresAt ?? null})`;
       } finally {
         keyCache.clear();
       }
@@ -46,6 +47,32 @@ export function createApiKeysRepository(sql: Sql, keyCache: KeyCache): Store['ap
       } finally {
         keyCache.clear();
       }
+    },
+
+    async update(appUuid, keyId, patch) {
+      try {
+        await sql.begin(async (tx) => {
+          // A changed budget starts afresh: what was spent under the old one does not count against the new.
+          if (patch.budget !== undefined) {
+            await tx`
+              UPDATE api_keys SET budget_credits_micro = ${patch.budget?.limitMicro ?? null}, budget_period = ${patch.budget?.period ?? null},
+                budget_window_start = NULL, budget_spent_micro = 0
+              WHERE key_id = ${keyId} AND app_uuid = ${appUuid} AND deleted_at IS NULL`;
+          }
+          if (patch.expiresAt !== undefined) {
+            await tx`UPDATE api_keys SET expires_at = ${patch.expiresAt} WHERE key_id = ${keyId} AND app_uuid = ${appUuid} AND deleted_at IS NULL`;
+          }
+        });
+      } finally {
+        keyCache.clear();
+      }
+      return this.get(appUuid, keyId);
+    },
+
+    async get(appUuid, keyId) {
+      const [row] = await sql<KeyRow[]>`
+        SELECT ${sql.unsafe(KEY_COLUMNS)} FROM api_keys k WHERE k.key_id = ${keyId} AND k.app_uuid = ${appUuid} AND k.deleted_at IS NULL`;
+      return row ? toKey(row) : null;
     },
 
     async findByPrefix(prefix) {

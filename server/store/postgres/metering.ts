@@ -1,7 +1,7 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { usageWrites } from './usage.js';
-import type { AppScope, HoldResult, Store } from '../types.js';
+import type { AppScope, HoldResult, KeyBudgetCheck, Store } from '../types.js';
 
 /**
  * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
@@ -11,14 +11,14 @@ import type { AppScope, HoldResult, Store } from '../types.js';
  */
 export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceId: string): Store['metering'] {
   /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
-  async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null) {
+  async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null, keyId: string | null = null) {
     const reserved = await q`
       WITH reserved AS (
         UPDATE accounts SET held_micro = held_micro + ${amountMicro}
         WHERE id = ${accountId} AND balance_micro - held_micro >= ${amountMicro} RETURNING id
       )
-      INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address)
-      SELECT ${requestId}, id, ${amountMicro}, ${instanceId}, ${cappedAddress} FROM reserved RETURNING id`;
+      INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address, key_id)
+      SELECT ${requestId}, id, ${amountMicro}, ${instanceId}, ${cappedAddress}, ${keyId} FROM reserved RETURNING id`;
     return reserved.count === 1;
   }
 
@@ -27,9 +27,16 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
    * their holds on any instance and this one must fit their limit; then the app's balance must
    * cover it. The answer when either refuses, else null (held).
    */
-  async function holdWithinUserLimit(accountId: number, user: AppScope & { address: string }, amountMicro: number, requestId: string): Promise<HoldResult | null> {
+  async function holdWithinUserLimit(
+    tx: Query,
+    accountId: number,
+    user: AppScope & { address: string },
+    amountMicro: number,
+    requestId: string,
+    keyId: string | null,
+  ): Promise<HoldResult | null> {
     const { address } = user;
-    return sql.begin(async (tx) => {
+    {
       const [limits] = await tx<{ credit_limit_micro: number | null; spent_micro: number }[]>`
         SELECT credit_limit_micro, spent_micro FROM app_users
         WHERE app_uuid = ${user.appUuid} AND livemode = ${user.livemode} AND address = ${address} FOR UPDATE`;
@@ -43,19 +50,65 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
         }
       }
       if (amountMicro === 0) return { ok: true as const };
-      return (await reserve(tx, accountId, amountMicro, requestId, limit === null ? null : address)) ? { ok: true as const } : null;
+      return (await reserve(tx, accountId, amountMicro, requestId, limit === null ? null : address, keyId)) ? { ok: true as const } : null;
+    }
+  }
+
+  /**
+   * The hold of a key with a budget: with the key's row locked (so instances take turns per key),
+   * its window is rolled when it has ended, its spend, its holds on any instance and this one
+   * must fit its budget; then the user limit and the balance are checked as without one, in the
+   * same transaction. The answer when a check refuses, else null when only the balance did.
+   */
+  async function holdWithinKeyBudget(
+    accountId: number,
+    check: KeyBudgetCheck,
+    amountMicro: number,
+    requestId: string,
+    user: (AppScope & { address: string }) | null,
+  ): Promise<HoldResult | null> {
+    return sql.begin(async (tx) => {
+      const [row] = await tx<{ budget_credits_micro: number | null; budget_period: string | null; budget_window_start: string | null; budget_spent_micro: number }[]>`
+        SELECT budget_credits_micro, budget_period, budget_window_start, budget_spent_micro FROM api_keys WHERE key_id = ${check.keyId} FOR UPDATE`;
+      const window = row && row.budget_credits_micro !== null && row.budget_period !== null ? check.windowAt(row.budget_period, row.budget_window_start) : null;
+      if (!row || row.budget_credits_micro === null || !window) {
+        if (user) return holdWithinUserLimit(tx, accountId, user, amountMicro, requestId, null);
+        return amountMicro === 0 || (await reserve(tx, accountId, amountMicro, requestId, null)) ? { ok: true as const } : null;
+      }
+      const [held] = await tx<{ micro: number }[]>`SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE key_id = ${check.keyId}`;
+      const standing = {
+        limitMicro: row.budget_credits_micro,
+        spentMicro: window.rolled ? 0 : row.budget_spent_micro,
+        heldMicro: held?.micro ?? 0,
+        windowStart: window.start,
+        resetsAt: window.end,
+      };
+      const left = standing.limitMicro - standing.spentMicro - standing.heldMicro;
+      if (left <= 0 || amountMicro > left) return { ok: false as const, keyBudget: standing };
+      const balanceHeld = user
+        ? await holdWithinUserLimit(tx, accountId, user, amountMicro, requestId, check.keyId)
+        : amountMicro === 0 || (await reserve(tx, accountId, amountMicro, requestId, null, check.keyId))
+          ? { ok: true as const }
+          : null;
+      if (!balanceHeld?.ok) return balanceHeld;
+      if (window.rolled) await tx`UPDATE api_keys SET budget_window_start = ${window.start}, budget_spent_micro = 0 WHERE key_id = ${check.keyId}`;
+      return { ok: true as const, keyBudget: { ...standing, heldMicro: standing.heldMicro + amountMicro } };
     });
   }
 
   return {
-    async hold(payer, amountMicro, requestId, capUser) {
+    async hold(payer, amountMicro, requestId, capUser, keyBudget) {
       const id = await accounts.of(payer);
-      if (amountMicro === 0 && capUser === undefined) return { ok: true as const };
+      if (amountMicro === 0 && capUser === undefined && keyBudget === undefined) return { ok: true as const };
+      const user = capUser !== undefined && payer.kind === 'app' ? { appUuid: payer.appUuid, livemode: !payer.test, address: capUser } : null;
       // A refusal reports what was available; when that was enough after all (holds settled
       // meanwhile), the reservation is tried again rather than let through unheld.
       for (let attempt = 0; ; attempt++) {
-        if (capUser !== undefined && payer.kind === 'app') {
-          const capped = await holdWithinUserLimit(id, { appUuid: payer.appUuid, livemode: !payer.test, address: capUser }, amountMicro, requestId);
+        if (keyBudget) {
+          const budgeted = await holdWithinKeyBudget(id, keyBudget, amountMicro, requestId, user);
+          if (budgeted) return budgeted;
+        } else if (user) {
+          const capped = await sql.begin((tx) => holdWithinUserLimit(tx, id, user, amountMicro, requestId, null));
           if (capped) return capped;
         } else if (await reserve(sql, id, amountMicro, requestId, null)) {
           return { ok: true as const };
@@ -67,7 +120,7 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       }
     },
 
-    async settle(payer, _heldMicro, costMicro, usage) {
+    async settle(payer, _heldMicro, costMicro, usage, keyWindow) {
       const accountId = await accounts.of(payer);
       // One statement, so one round trip and atomic: the hold ends (it may be gone already: the
       // instance that made it was taken for dead and its holds released), the account row is
@@ -92,6 +145,10 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
           SELECT ${accountId}, -charged, balance_micro, 'inference', ${`usage:${usage.requestId}`},
                  ${`${usage.provider}/${usage.model}`}, ${usage.at}
           FROM moved WHERE charged > 0
+        ), key_spend AS (
+          -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
+          UPDATE api_keys SET budget_spent_micro = budget_spent_micro + (SELECT charged FROM moved)
+          WHERE key_id = ${usage.keyId} AND budget_window_start = ${keyWindow ?? null} AND (SELECT charged FROM moved) > 0
         ), spend AS (
           UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved)
           -- Spend is live money: test mode is never charged, so only live users spend.
@@ -100,6 +157,11 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
         SELECT charged FROM moved`;
       if (!row) throw new Error(`no account ${accountId}`);
       return { chargedMicro: row.charged };
+    },
+
+    async keyHeld(keyId) {
+      const [row] = await sql<{ micro: number }[]>`SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE key_id = ${keyId}`;
+      return row?.micro ?? 0;
     },
 
     async balance(payer) {

@@ -427,4 +427,21 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'key budgets and expiry (SQLite 21)',
+    sql: `
+      -- A key may spend budget_credits_micro per budget_period (day, week, month in UTC, or a
+      -- duration such as 7d), and stops working at expires_at. The current window's start and
+      -- what was settled in it are kept with the key; what requests in flight hold for a key is
+      -- the sum of its rows in holds, so holds released for a dead instance stop counting too.
+      ALTER TABLE api_keys ADD COLUMN budget_credits_micro BIGINT;
+      ALTER TABLE api_keys ADD COLUMN budget_period TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_window_start TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_spent_micro BIGINT NOT NULL DEFAULT 0;
+      ALTER TABLE holds ADD COLUMN key_id TEXT;
+      CREATE INDEX holds_key ON holds (key_id) WHERE key_id IS NOT NULL;
+    `,
+  },
 ];

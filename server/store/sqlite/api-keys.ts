@@ -13,8 +13,17 @@ type Candidates = (KeyOwner & { secretHash: string })[];
  */
 export function createApiKeysRepository(db: Db, holds: Holds, keyCache: Map<string, Candidates>): Store['apiKeys'] {
   const insert = db.prepare(
-    `INSERT INTO api_keys (key_id, app_uuid, name, is_test, role, prefix, secret_hash, created_at)
-     VALUES (@keyId, @appUuid, @name, @isTest, @role, @prefix, @secretHash, @at)`,
+    `INSERT INTO api_keys (key_id, app_uuid, name, is_test, role, prefix, secret_hash, created_at, budget_credits_micro, budget_period, expires_at)
+     VALUES (@keyId, @appUuid, @name, @isTest, @role, @prefix, @secretHash, @at, @budgetMicro, @budgetPeriod, @expiresAt)`,
+  );
+  // A changed budget starts afresh: what was spent under the old one does not count against the new.
+  const setBudget = db.prepare(
+    `UPDATE api_keys SET budget_credits_micro = ?, budget_period = ?, budget_window_start = NULL, budget_spent_micro = 0
+     WHERE key_id = ? AND app_uuid = ? AND deleted_at IS NULL`,
+  );
+  const setExpiry = db.prepare('UPDATE api_keys SET expires_at = ? WHERE key_id = ? AND app_uuid = ? AND deleted_at IS NULL');
+  const selectLive = db.prepare<[string, string], KeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = ? AND k.app_uuid = ? AND k.deleted_at IS NULL`,
   );
   const selectOne = db.prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = ?`);
   const selectPage = db.prepare<[string, number, number], KeyRow>(
@@ -39,7 +48,13 @@ export function createApiKeysRepository(db: Db, holds: Holds, keyCache: Map<stri
 
   return {
     async create(key) {
-      insert.run({ ...key, isTest: key.isTest ? 1 : 0 });
+      insert.run({
+        ...key,
+        isTest: key.isTest ? 1 : 0,
+        budgetMicro: key.budget?.limitMicro ?? null,
+        budgetPeriod: key.budget?.period ?? null,
+        expiresAt: key.expiresAt ?? null,
+      });
       keyCache.clear();
       const row = selectOne.get(key.keyId);
       if (!row) throw new Error(`key ${key.keyId} vanished`);
@@ -56,6 +71,20 @@ export function createApiKeysRepository(db: Db, holds: Holds, keyCache: Map<stri
     async delete(appUuid, keyId, at) {
       keyCache.clear();
       return softDelete.run(at, keyId, appUuid).changes === 1;
+    },
+
+    async update(appUuid, keyId, patch) {
+      db.transaction(() => {
+        if (patch.budget !== undefined) setBudget.run(patch.budget?.limitMicro ?? null, patch.budget?.period ?? null, keyId, appUuid);
+        if (patch.expiresAt !== undefined) setExpiry.run(patch.expiresAt, keyId, appUuid);
+      })();
+      keyCache.clear();
+      return this.get(appUuid, keyId);
+    },
+
+    async get(appUuid, keyId) {
+      const row = selectLive.get(keyId, appUuid);
+      return row ? toKey(row) : null;
     },
 
     async findByPrefix(prefix) {

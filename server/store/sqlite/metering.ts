@@ -4,15 +4,37 @@ import { createUsageWriter } from './usage-rows.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { flag } from '../rows.js';
-import type { Payer, Store, UsageEvent } from '../types.js';
+import type { KeyBudgetCheck, Payer, Store, UsageEvent } from '../types.js';
 
 interface PendingSettle {
   accountId: number;
   heldMicro: number;
   costMicro: number;
   usage: UsageEvent;
+  keyWindow: string | undefined;
   resolve(result: { chargedMicro: number }): void;
   reject(error: unknown): void;
+}
+
+/** What requests in flight hold per subject (a capped user, a budgeted key), released per request. */
+function createRequestHolds() {
+  const pending = new Map<string, number>();
+  const requests = new Map<string, { subject: string; amount: number }>();
+  return {
+    of: (subject: string) => pending.get(subject) ?? 0,
+    add(subject: string, requestId: string, amount: number) {
+      pending.set(subject, (pending.get(subject) ?? 0) + amount);
+      requests.set(requestId, { subject, amount });
+    },
+    release(requestId: string) {
+      const hold = requests.get(requestId);
+      if (!hold) return;
+      requests.delete(requestId);
+      const left = (pending.get(hold.subject) ?? 0) - hold.amount;
+      if (left > 0) pending.set(hold.subject, left);
+      else pending.delete(hold.subject);
+    },
+  };
 }
 
 /**
@@ -30,17 +52,35 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   );
   // What each capped user of a pooled app holds in requests still running (app/address →
   // micro-credits), and which request holds for whom: spend is written only at settlement.
-  const userPending = new Map<string, number>();
-  const cappedRequests = new Map<string, { user: string; amount: number }>();
-  const releaseUser = (requestId: string) => {
-    const capped = cappedRequests.get(requestId);
-    if (!capped) return;
-    cappedRequests.delete(requestId);
-    const left = (userPending.get(capped.user) ?? 0) - capped.amount;
-    if (left > 0) userPending.set(capped.user, left);
-    else userPending.delete(capped.user);
-  };
+  const userPending = createRequestHolds();
   const writeUsage = createUsageWriter(db);
+
+  // Key budgets: the window and what was settled in it are in the key's row; what requests in
+  // flight hold for a key is here, as the balance holds are (one process, synchronous steps).
+  const keyBudgetRow = db.prepare<[string], { budget_credits_micro: number | null; budget_period: string | null; budget_window_start: string | null; budget_spent_micro: number }>(
+    'SELECT budget_credits_micro, budget_period, budget_window_start, budget_spent_micro FROM api_keys WHERE key_id = ?',
+  );
+  const startKeyWindow = db.prepare('UPDATE api_keys SET budget_window_start = ?, budget_spent_micro = 0 WHERE key_id = ?');
+  const addKeySpend = db.prepare('UPDATE api_keys SET budget_spent_micro = budget_spent_micro + ? WHERE key_id = ? AND budget_window_start = ?');
+  const keyPending = createRequestHolds();
+
+  /** The key's budget as a hold of `amountMicro` now would find it; null when the key has none. */
+  const keyStanding = (check: KeyBudgetCheck) => {
+    const row = keyBudgetRow.get(check.keyId);
+    if (!row || row.budget_credits_micro === null || row.budget_period === null) return null;
+    const window = check.windowAt(row.budget_period, row.budget_window_start);
+    if (!window) return null;
+    return {
+      window,
+      standing: {
+        limitMicro: row.budget_credits_micro,
+        spentMicro: window.rolled ? 0 : row.budget_spent_micro,
+        heldMicro: keyPending.of(check.keyId),
+        windowStart: window.start,
+        resetsAt: window.end,
+      },
+    };
+  };
 
   const accountOf = (payer: Payer): number => accounts.of(payer);
   const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;
@@ -61,6 +101,7 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
         at: item.usage.at,
       });
       if (item.usage.address) addSpend.run(charged, item.usage.appUuid, item.usage.address);
+      if (item.keyWindow !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, item.keyWindow);
     }
     // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
     // hourly rollup is written with it.
@@ -99,11 +140,17 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   };
 
   return {
-    async hold(payer, amountMicro, requestId, capUser) {
+    async hold(payer, amountMicro, requestId, capUser, keyBudget) {
+      const key = keyBudget ? keyStanding(keyBudget) : null;
+      if (key) {
+        const { limitMicro, spentMicro, heldMicro } = key.standing;
+        const left = limitMicro - spentMicro - heldMicro;
+        if (left <= 0 || amountMicro > left) return { ok: false as const, keyBudget: key.standing };
+      }
       const cap = capUser !== undefined && payer.kind === 'app' ? userLimit.get(payer.appUuid, flag(!payer.test), capUser) : undefined;
       const userKey = `${payer.kind === 'app' ? payer.appUuid : ''}/${capUser ?? ''}`;
       if (cap && cap.credit_limit_micro !== null) {
-        const pending = userPending.get(userKey) ?? 0;
+        const pending = userPending.of(userKey);
         if (cap.spent_micro + pending + amountMicro > cap.credit_limit_micro) {
           return { ok: false as const, userLimit: { spentMicro: cap.spent_micro, pendingMicro: pending, limitMicro: cap.credit_limit_micro } };
         }
@@ -113,20 +160,29 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
       if (amountMicro > available) return { ok: false as const, availableMicro: available };
       if (amountMicro > 0) holds.add(id, amountMicro);
       if (cap && cap.credit_limit_micro !== null && amountMicro > 0) {
-        userPending.set(userKey, (userPending.get(userKey) ?? 0) + amountMicro);
-        cappedRequests.set(requestId, { user: userKey, amount: amountMicro });
+        userPending.add(userKey, requestId, amountMicro);
       }
-      return { ok: true as const };
+      if (!key || !keyBudget) return { ok: true as const };
+      if (key.window.rolled) startKeyWindow.run(key.window.start, keyBudget.keyId);
+      if (amountMicro > 0) keyPending.add(keyBudget.keyId, requestId, amountMicro);
+      return { ok: true as const, keyBudget: { ...key.standing, heldMicro: key.standing.heldMicro + amountMicro } };
     },
 
-    settle(payer, heldMicro, costMicro, usage) {
+    settle(payer, heldMicro, costMicro, usage, keyWindow) {
       const accountId = accountOf(payer);
       const settled = new Promise<{ chargedMicro: number }>((resolve, reject) => {
         if (queue.length === 0) setImmediate(flush);
-        queue.push({ accountId, heldMicro, costMicro, usage, resolve, reject });
+        queue.push({ accountId, heldMicro, costMicro, usage, keyWindow, resolve, reject });
       });
-      // Only once the spend is written does the user's hold stop counting against their limit.
-      return settled.finally(() => releaseUser(usage.requestId));
+      // Only once the spend is written does the user's (or key's) hold stop counting against their limit.
+      return settled.finally(() => {
+        userPending.release(usage.requestId);
+        keyPending.release(usage.requestId);
+      });
+    },
+
+    async keyHeld(keyId) {
+      return keyPending.of(keyId);
     },
 
     async balance(payer) {

@@ -536,4 +536,19 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 21,
+    name: 'key budgets and expiry (PostgreSQL 9)',
+    sql: `
+      -- A key may spend budget_credits_micro per budget_period (day, week, month in UTC, or a
+      -- duration such as 7d), and stops working at expires_at. The current window's start and
+      -- what was settled in it are kept with the key; what requests in flight hold is kept in
+      -- memory, as the balance holds are (holds.ts).
+      ALTER TABLE api_keys ADD COLUMN budget_credits_micro INTEGER;
+      ALTER TABLE api_keys ADD COLUMN budget_period TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_window_start TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_spent_micro INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ROLES } from '../operation.js';
 import { CheckoutSession } from '../schemas/common.js';
+import { CurrentKey } from '../schemas/apps.js';
 import {
   Balance,
   CheckoutSessionBody,
@@ -32,6 +33,16 @@ export const accountOperations = [
     auth: CALLER,
     roles: ROLES.anyKey,
     summary: 'The caller’s credit balance and what requests in flight hold',
+  }),
+  defineOperation({
+    id: 'key.get',
+    cli: ['key', 'get'],
+    method: 'GET',
+    path: '/key',
+    response: CurrentKey,
+    auth: ['api_key'],
+    roles: ROLES.anyKey,
+    summary: 'The calling API key: its budget, what it has spent in the window, and its expiry (OpenRouter’s GET /key)',
   }),
   defineOperation({
     id: 'credits.claim-daily',

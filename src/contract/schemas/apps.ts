@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEY_ROLES } from '../operation.js';
-import { Address, AppUuid, Credits, Deleted, NonNegativeCredits, PlainText, PositiveCredits, Timestamp } from './common.js';
+import { Address, AppUuid, Credits, Deleted, NonNegativeCredits, PlainText, PositiveCredits, Timestamp, TimestampInput } from './common.js';
 
 export const AppType = z.enum(['standard', 'pooled_api']);
 
@@ -100,7 +100,29 @@ export const ApiKey = z.object({
   prefix: z.string(),
   created_at: Timestamp,
   last_used_at: Timestamp.nullable(),
+  budget_credits: Credits.nullable().describe('Most the key may spend per budget period (null: no budget)'),
+  budget_period: z.string().nullable().describe('day, week, month (UTC calendar windows, weeks from Monday) or a duration (30s, 15m, 12h, 7d)'),
+  budget_spent_credits: Credits.nullable().describe('Spent in the current window (null: no budget)'),
+  budget_resets_at: Timestamp.nullable().describe('When the current window ends (null: no budget, or a duration window not started)'),
+  expires_at: Timestamp.nullable().describe('From this instant the key is refused (null: never)'),
 });
+
+/**
+ * A budget window: a UTC calendar window, or a duration that starts at the first spend after the
+ * last window ended. The server reads it with server/services/budgets.ts.
+ */
+export const BUDGET_PERIOD_PATTERN = /^(day|week|month|[1-9][0-9]{0,5}[smhd])$/;
+const BudgetPeriod = z
+  .string()
+  .regex(BUDGET_PERIOD_PATTERN, 'must be day, week, month or a duration such as 30s, 15m, 12h, 7d')
+  .describe('day, week, month (UTC calendar windows, weeks from Monday) or a duration (30s, 15m, 12h, 7d; a window starts at the first spend)');
+
+/** Budget and expiry, as create and update accept them. */
+const keyLimits = {
+  budget_credits: NonNegativeCredits.nullable().optional().describe('Most the key may spend per budget period (null: no budget)'),
+  budget_period: BudgetPeriod.optional(),
+  expires_at: TimestampInput.nullable().optional().describe('From this instant the key is refused (RFC 3339; null: never)'),
+};
 
 export const CreatedApiKey = ApiKey.extend({
   secret: z.string().describe('The key itself; shown only once'),
@@ -112,6 +134,28 @@ export const ApiKeyCreateBody = z.strictObject({
   role: KeyRoleSchema.default('inference').describe(
     'inference (default): inference and its own app only; read_only: reads of every app, key, user, usage and billing; admin: everything',
   ),
+  ...keyLimits,
+});
+
+/** Omitted: unchanged; budget_credits null removes the budget. A changed budget starts a fresh window. */
+export const ApiKeyUpdateBody = z.strictObject(keyLimits);
+
+export const ApiKeyParams = z.strictObject({ app_uuid: AppUuid, key_id: z.string().regex(/^key_[A-Za-z0-9]+$/, 'must be a key id (key_…)') });
+
+/** The calling key, in OpenRouter's shape (`GET /key`); amounts in credits. */
+export const CurrentKey = z.object({
+  data: z.object({
+    key_id: z.string(),
+    label: z.string().describe('The key’s name'),
+    role: KeyRoleSchema,
+    is_test: z.boolean(),
+    limit: Credits.nullable().describe('Budget per period (null: none)'),
+    usage: Credits.describe('Spent in the current budget window (0 without a budget)'),
+    limit_remaining: Credits.nullable().describe('Left in the current window, beside what requests in flight hold (null: no budget)'),
+    limit_reset: z.string().nullable().describe('The budget period: day, week, month or a duration (null: no budget)'),
+    limit_resets_at: Timestamp.nullable().describe('When the current window ends'),
+    expires_at: Timestamp.nullable(),
+  }),
 });
 
 export const IdpConfig = z.object({

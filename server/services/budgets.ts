@@ -1,0 +1,73 @@
+/**
+ * Key budget windows (DESIGN §6): pure arithmetic over the injected clock's time, so a window rolls
+ * exactly when the clock passes its end, at the moment a request is held, with no job to miss it.
+ *
+ * A period is a calendar window in UTC (`day`, `week` starting Monday, `month`), or a duration
+ * (`30s`, `15m`, `12h`, `7d`) whose window starts at the key's first spend after the last one ended.
+ */
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^([1-9][0-9]{0,5})([smhd])$/;
+
+export type BudgetPeriod = { kind: 'calendar'; unit: 'day' | 'week' | 'month' } | { kind: 'duration'; ms: number };
+
+/** The period a stored or requested `budget_period` stands for; null when it is not one. */
+export function parseBudgetPeriod(text: string): BudgetPeriod | null {
+  if (text === 'day' || text === 'week' || text === 'month') return { kind: 'calendar', unit: text };
+  const match = DURATION.exec(text);
+  if (!match) return null;
+  return { kind: 'duration', ms: Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] };
+}
+
+/** The calendar window (UTC) holding `now`. */
+function calendarWindow(unit: 'day' | 'week' | 'month', now: Date): { start: Date; end: Date } {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  const d = now.getUTCDate();
+  if (unit === 'month') return { start: new Date(Date.UTC(y, m, 1)), end: new Date(Date.UTC(y, m + 1, 1)) };
+  // getUTCDay: Sunday is 0; weeks start on Monday (ISO 8601).
+  const back = unit === 'week' ? (now.getUTCDay() + 6) % 7 : 0;
+  const span = unit === 'week' ? 7 : 1;
+  return { start: new Date(Date.UTC(y, m, d - back)), end: new Date(Date.UTC(y, m, d - back + span)) };
+}
+
+export interface BudgetWindow {
+  /** RFC 3339 start of the window a spend at `now` counts in. */
+  start: string;
+  end: string;
+  /** True when this is not the stored window: what was spent in the stored one no longer counts. */
+  rolled: boolean;
+}
+
+/**
+ * The window a spend at `now` counts in, given the start of the window the key last spent in
+ * (null: never). A duration window that has ended is replaced by one starting now.
+ */
+export function budgetWindowAt(period: BudgetPeriod, storedStart: string | null, now: Date): BudgetWindow {
+  if (period.kind === 'calendar') {
+    const { start, end } = calendarWindow(period.unit, now);
+    const startText = start.toISOString();
+    return { start: startText, end: end.toISOString(), rolled: storedStart !== startText };
+  }
+  if (storedStart !== null) {
+    const end = Date.parse(storedStart) + period.ms;
+    if (now.getTime() < end) return { start: storedStart, end: new Date(end).toISOString(), rolled: false };
+  }
+  return { start: now.toISOString(), end: new Date(now.getTime() + period.ms).toISOString(), rolled: true };
+}
+
+/**
+ * What a key's budget looks like at `now` to someone reading it (list, get, GET /key): what is
+ * spent in the current window and when it resets. A duration window that has ended has spent
+ * nothing and no reset time: the next one starts at the next spend.
+ */
+export function budgetStanding(
+  budget: { period: string; windowStart: string | null; spentMicro: number },
+  now: Date,
+): { spentMicro: number; resetsAt: string | null } {
+  const period = parseBudgetPeriod(budget.period);
+  if (!period) return { spentMicro: budget.spentMicro, resetsAt: null };
+  const window = budgetWindowAt(period, budget.windowStart, now);
+  if (window.rolled) return { spentMicro: 0, resetsAt: period.kind === 'calendar' ? window.end : null };
+  return { spentMicro: budget.spentMicro, resetsAt: window.end };
+}
