@@ -27,7 +27,7 @@ describe('an identity provider configured again by another developer', () => {
 
   /** Developer A's funded app (users start with 5 credits) and developer B's unfunded one (0). */
   async function twoDevelopers() {
-    const a = await createOwnerApp(t, { balanceCredits: 100, default_user_credits: 5 });
+    const a = await createOwnerApp(t, { balanceCredits: 100, default_user_credits: 20 });
     const b = await addDeveloper(t);
     return { a: a.appUuid, b: b.appUuid, bKey: b.key, idpAppId: `idp-${randomUUID()}` };
   }
@@ -103,7 +103,7 @@ describe('an identity provider configured again by another developer', () => {
     expect(await landsIn(token)).toBe(a);
     expectStatus(await chat(token), 200);
     const spentAtA = await creditsOf(token);
-    expect(spentAtA).toBeLessThan(5);
+    expect(spentAtA).toBeLessThan(20);
     expect(await usersOf(b, bKey)).toEqual([]);
 
     // Only a client that names the copy gets there, and there it is a stranger: a new user with

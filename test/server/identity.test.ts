@@ -264,8 +264,9 @@ describe('identity tokens', () => {
       const stalling = stallingChatAdapter();
       const server = await startTestServer({ providers: [pricedProvider(stalling)], shutdownGraceMs: 100 });
       try {
-        // Each request holds about 4.5 credits (max 20 output tokens at 0.2): one fits in 6, two do not.
-        const { app, token } = await idpApp(server, { app_type: 'pooled_api', default_user_credits: 6 });
+        // Each request holds about 9 credits (its input bounded by bytes at 0.1, max 20 output tokens at
+        // 0.2): one fits in 12, two do not.
+        const { app, token } = await idpApp(server, { app_type: 'pooled_api', default_user_credits: 12 });
         const jwt = await token(randomAddress());
         const first = new AbortController();
         const inFlight = fetch(`${server.url}${API}/chat/completions`, {
