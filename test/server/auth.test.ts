@@ -134,6 +134,11 @@ describe('API key lifecycle', () => {
       prefix: created.prefix,
       created_at: created.created_at,
       last_used_at: null,
+      budget_credits: null,
+      budget_period: null,
+      budget_spent_credits: null,
+      budget_resets_at: null,
+      expires_at: null,
     });
     for (const item of list.body.data) expect(item).not.toHaveProperty('secret');
     expect(JSON.stringify(list.body)).not.toContain(created.secret.slice(13));
