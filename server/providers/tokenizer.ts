@@ -58,6 +58,14 @@ function cachedCount(count: (text: string) => number): (text: string) => number 
 }
 
 /**
+ * A run of 512 characters without whitespace, or of whitespace alone, is one pre-token to OpenAI's
+ * tokenizers, and byte-pair merging is quadratic in a pre-token's length (40k letters: a second;
+ * 800k: minutes). A client could stall the server with one such paste, so a text holding one is
+ * counted by its UTF-8 bytes instead: the proven bound, linear, and never below the tokenizer.
+ */
+const LONG_RUN = /\S{512}|\s{512}/;
+
+/**
  * OpenAI's documented chat counting: 3 tokens a message (`<|im_start|>`, `<|im_sep|>`,
  * `<|im_end|>`), 1 more for a name, 3 priming the reply. Tools are shown to the model as a
  * TypeScript `namespace functions { … }` block: every name, description, property, type and enum
@@ -66,7 +74,7 @@ function cachedCount(count: (text: string) => number): (text: string) => number 
  * function's `type NAME = (_: {…}) => any;` (10, held as 12).
  */
 const openAiCounting = (count: (text: string) => number): InputCounting => ({
-  text: cachedCount(count),
+  text: cachedCount((text) => (LONG_RUN.test(text) ? utf8Bytes(text) : count(text))),
   // The role's own tokens: one for each role the API knows, in both encodings.
   message: (role) => 3 + count(role),
   perName: 1,

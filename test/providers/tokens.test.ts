@@ -106,3 +106,14 @@ describe('the bound of a request', () => {
     expect(estimateChatInputTokens({ messages: [{ role: 'user', content: ADVERSARIAL.long }] } as never, small)).toBe(100);
   });
 });
+
+describe('a pathological paste cannot stall the hold', () => {
+  // The tokenizer would take minutes over these (and the test's timeout would end it): the bytes
+  // bound, which the tokenizer's count never exceeds, is taken instead.
+  it('a 1 MB run without whitespace (or of whitespace) is counted by its bytes', () => {
+    for (const text of ['x'.repeat(1_000_000), ' '.repeat(1_000_000), `a question ${'ab'.repeat(500_000)}`]) {
+      expect(O200K.text(text)).toBe(Buffer.byteLength(text));
+      expect(CL100K.text(text)).toBe(Buffer.byteLength(text));
+    }
+  });
+});
