@@ -2,13 +2,12 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { stepCountIs, streamText, tool } from 'ai';
-import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicAdapter } from '../../server/providers/anthropic/adapter.js';
 import { modelEntries } from '../../server/providers/config.js';
 import { createUpstream } from '../../server/providers/upstream.js';
 import { countInputTokens, startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
+import { runWeatherTool } from '../helpers/ai-sdk.js';
 import { API, createKey, expectApiError } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -318,28 +317,13 @@ describe('other Anthropic clients, relayed', () => {
   });
 
   it('@ai-sdk/anthropic streamText with a tool: the call streams, runs, and the answer carries its result', async () => {
-    const calls: unknown[] = [];
-    const result = streamText({
-      model: createAnthropic({ apiKey: t.liveKey, baseURL: `${t.url}${API}` })('claude-haiku-4-5'),
-      prompt: 'use get_weather {"city":"Oslo"}',
-      tools: {
-        get_weather: tool({
-          description: 'The weather in a city',
-          inputSchema: z.object({ city: z.string() }),
-          execute: async (input) => {
-            calls.push(input);
-            return 'sunny';
-          },
-        }),
-      },
-      stopWhen: stepCountIs(2),
-      maxRetries: 0,
-    });
-    let text = '';
-    for await (const delta of result.textStream) text += delta;
+    const { calls, text, usage } = await runWeatherTool(
+      createAnthropic({ apiKey: t.liveKey, baseURL: `${t.url}${API}` })('claude-haiku-4-5'),
+      'use get_weather {"city":"Oslo"}',
+    );
     expect(calls).toEqual([{ city: 'Oslo' }]);
     expect(text).toContain('sunny');
-    expect((await result.totalUsage).inputTokens).toBeGreaterThan(0);
+    expect(usage.inputTokens).toBeGreaterThan(0);
     // The tool result went upstream as Anthropic's tool_result block, unchanged by svc.
     expect(JSON.stringify(lastUpstream().body)).toContain('"type":"tool_result"');
   });

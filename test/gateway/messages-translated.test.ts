@@ -2,10 +2,11 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
 import { ChatAnthropic } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { generateObject, stepCountIs, streamText, tool } from 'ai';
+import { generateObject } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { promptTokensOf, type FakeOpenAI } from '../fixtures/fake-openai.js';
+import { runWeatherTool } from '../helpers/ai-sdk.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeUpstreams } from '../helpers/upstreams.js';
@@ -247,28 +248,10 @@ describe('other clients', () => {
   });
 
   it('@ai-sdk/anthropic streamText with a tool: the call streams, runs, and the answer uses its result', async () => {
-    const calls: unknown[] = [];
-    const result = streamText({
-      model: anthropicProvider()('acme/gpt-fake'),
-      prompt: 'call get_weather {"city":"Oslo"}',
-      tools: {
-        get_weather: tool({
-          description: 'The weather in a city',
-          inputSchema: z.object({ city: z.string() }),
-          execute: async (input) => {
-            calls.push(input);
-            return 'sunny';
-          },
-        }),
-      },
-      stopWhen: stepCountIs(2),
-      maxRetries: 0,
-    });
-    let text = '';
-    for await (const delta of result.textStream) text += delta;
+    const { calls, text, usage } = await runWeatherTool(anthropicProvider()('acme/gpt-fake'), 'call get_weather {"city":"Oslo"}');
     expect(calls).toEqual([{ city: 'Oslo' }]);
     expect(text).toBe('The tool returned: sunny');
-    expect((await result.totalUsage).inputTokens).toBeGreaterThan(0);
+    expect(usage.inputTokens).toBeGreaterThan(0);
   });
 });
 
