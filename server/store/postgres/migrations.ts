@@ -444,4 +444,20 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX holds_key ON holds (key_id) WHERE key_id IS NOT NULL;
     `,
   },
+  {
+    version: 10,
+    name: 'end-user budgets: an app default and a per-user override (SQLite 22)',
+    sql: `
+      -- An app may give each of its end users a budget (user_budget_credits_micro per
+      -- user_budget_period); a user's own budget_credits_micro / budget_period override it. Each
+      -- user (per mode) keeps the start of its current window and what was settled in it, as keys
+      -- do (version 9); what requests in flight hold for a user is the sum of its rows in holds.
+      ALTER TABLE apps ADD COLUMN user_budget_credits_micro BIGINT;
+      ALTER TABLE apps ADD COLUMN user_budget_period TEXT;
+      ALTER TABLE app_users ADD COLUMN budget_credits_micro BIGINT;
+      ALTER TABLE app_users ADD COLUMN budget_period TEXT;
+      ALTER TABLE app_users ADD COLUMN budget_window_start TEXT;
+      ALTER TABLE app_users ADD COLUMN budget_spent_micro BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -551,4 +551,20 @@ export const migrations: Migration[] = [
       ALTER TABLE api_keys ADD COLUMN budget_spent_micro INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 22,
+    name: 'end-user budgets: an app default and a per-user override (PostgreSQL 10)',
+    sql: `
+      -- An app may give each of its end users a budget (user_budget_credits_micro per
+      -- user_budget_period); a user's own budget_credits_micro / budget_period override it. Each
+      -- user (per mode) keeps the start of its current window and what was settled in it, as keys
+      -- do (version 21); what requests in flight hold is kept with the holds.
+      ALTER TABLE apps ADD COLUMN user_budget_credits_micro INTEGER;
+      ALTER TABLE apps ADD COLUMN user_budget_period TEXT;
+      ALTER TABLE app_users ADD COLUMN budget_credits_micro INTEGER;
+      ALTER TABLE app_users ADD COLUMN budget_period TEXT;
+      ALTER TABLE app_users ADD COLUMN budget_window_start TEXT;
+      ALTER TABLE app_users ADD COLUMN budget_spent_micro INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
