@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API } from '../helpers/api.js';
 import { pricedProvider } from '../helpers/providers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startFakeUpstreams } from '../helpers/upstreams.js';
 
 /**
  * Every inference answer says what it was charged, as OpenRouter's `usage.cost` does (in credits
@@ -71,4 +72,45 @@ describe('usage.cost on every answer', () => {
     const delta = JSON.parse(events.at(-1)!.split('\ndata: ')[1]!);
     expect(delta.usage.cost).toBeGreaterThan(0);
   });
+});
+
+describe('usage.cost on Responses answers, relayed and translated', () => {
+  let upstreams: Awaited<ReturnType<typeof startFakeUpstreams>>;
+  let server: TestServer;
+  beforeAll(async () => {
+    // $0.50 and $1.50 per million tokens: 0.00005 and 0.00015 credits a token.
+    const model = (id: string) => ({ id, input_price: 0.5, output_price: 1.5, context_length: 8192 });
+    upstreams = await startFakeUpstreams((urls) => [
+      { id: 'acme', type: 'openai', base_url: urls.openai, api_key_env: 'FAKE_OPENAI_KEY', supports_responses: true, models: [model('gpt-fake')] },
+      { id: 'plain', type: 'openai', base_url: urls.openai, api_key_env: 'FAKE_OPENAI_KEY', models: [model('gpt-fake')] },
+    ]);
+    server = await startTestServer({ providersFile: upstreams.file, env: upstreams.env });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstreams?.close();
+  });
+  const sdk = () => new OpenAI({ apiKey: server.liveKey, baseURL: `${server.url}${API}`, maxRetries: 0 });
+  const balanceOf = async () => Number((await server.call('GET', `${API}/credits/balance`)).body.credits);
+  const pricedAt = (usage: { input_tokens: number; output_tokens: number }) => Math.round((usage.input_tokens * 0.5 + usage.output_tokens * 1.5) * 100) / 1e6;
+
+  for (const model of ['acme/gpt-fake', 'plain/gpt-fake']) {
+    it(`a response carries what it was charged, streamed and not, and GET shows the same: ${model}`, async () => {
+      const before = await balanceOf();
+      const answer = await sdk().responses.create({ model, input: 'what does a response cost', max_output_tokens: 30 });
+      const usage = answer.usage as OpenAI.Responses.ResponseUsage & { cost?: number };
+      expect(usage.cost).toBeGreaterThan(0);
+      expect(usage.cost).toBeCloseTo(pricedAt(usage), 6);
+      expect(before - (await balanceOf())).toBeCloseTo(usage.cost!, 6);
+      expect(((await sdk().responses.retrieve(answer.id)).usage as { cost?: number }).cost).toBe(usage.cost);
+
+      const middle = await balanceOf();
+      const stream = await sdk().responses.create({ model, input: 'and streamed?', max_output_tokens: 30, stream: true });
+      let final: (OpenAI.Responses.ResponseUsage & { cost?: number }) | undefined;
+      for await (const event of stream) if (event.type === 'response.completed') final = event.response.usage as typeof final;
+      expect(final?.cost).toBeGreaterThan(0);
+      expect(final!.cost).toBeCloseTo(pricedAt(final!), 6);
+      expect(middle - (await balanceOf())).toBeCloseTo(final!.cost!, 6);
+    });
+  }
 });

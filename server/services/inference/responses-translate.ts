@@ -164,6 +164,8 @@ export function responseObject(
     status: ResponseStatus;
     output?: (Json & { type: string })[];
     usage?: TokenUsage | null;
+    /** What was charged for it, in credits (`usage.cost`, as on chat completions). */
+    cost?: number;
     error?: { code: string; message: string } | null;
     incomplete?: string | null;
   },
@@ -176,7 +178,7 @@ export function responseObject(
     status: fields.status,
     model: meta.model,
     output: fields.output ?? [],
-    usage: fields.usage ? responsesUsageOf(fields.usage) : null,
+    usage: fields.usage ? { ...responsesUsageOf(fields.usage), ...(fields.cost !== undefined ? { cost: fields.cost } : {}) } : null,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete ? { reason: fields.incomplete } : null,
     instructions: request.instructions ?? null,
@@ -212,7 +214,7 @@ const functionCallItem = (id: string, call: { id: string; name: string; argument
 });
 
 /** A finished chat completion as a finished response. */
-export function completionToResponse(meta: ResponseMeta, completion: ChatCompletionJson, usage: TokenUsage) {
+export function completionToResponse(meta: ResponseMeta, completion: ChatCompletionJson, usage: TokenUsage, cost: number) {
   const choice = completion.choices[0];
   const output: (Json & { type: string })[] = [];
   if (choice?.message.content) output.push(messageItem(newId('msg'), choice.message.content));
@@ -220,7 +222,7 @@ export function completionToResponse(meta: ResponseMeta, completion: ChatComplet
     output.push(functionCallItem(newId('fc'), { id: call.id, name: call.function.name, arguments: call.function.arguments }));
   }
   const truncated = choice?.finish_reason === 'length';
-  return responseObject(meta, { status: truncated ? 'incomplete' : 'completed', output, usage, incomplete: truncated ? 'max_output_tokens' : null });
+  return responseObject(meta, { status: truncated ? 'incomplete' : 'completed', output, usage, cost, incomplete: truncated ? 'max_output_tokens' : null });
 }
 
 /**
@@ -242,10 +244,14 @@ export async function* chunksToEvents(
   let text: (Open & { kind: 'text' }) | null = null;
   const calls = new Map<number, Open & { kind: 'call' }>();
   let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let cost: number | undefined;
   let finish: string | null = null;
 
   for await (const chunk of chunks) {
-    if (chunk.usage) usage = tokenUsageOfChat(chunk.usage);
+    if (chunk.usage) {
+      usage = tokenUsageOfChat(chunk.usage);
+      cost = typeof chunk.usage.cost === 'number' ? chunk.usage.cost : cost;
+    }
     const choice = chunk.choices[0];
     if (!choice) continue;
     finish = choice.finish_reason ?? finish;
@@ -293,6 +299,6 @@ export async function* chunksToEvents(
     }
   }
   const truncated = finish === 'length';
-  const final = responseObject(meta, { status: truncated ? 'incomplete' : 'completed', output, usage, incomplete: truncated ? 'max_output_tokens' : null });
+  const final = responseObject(meta, { status: truncated ? 'incomplete' : 'completed', output, usage, cost, incomplete: truncated ? 'max_output_tokens' : null });
   yield event(truncated ? 'response.incomplete' : 'response.completed', { response: final });
 }

@@ -7,6 +7,7 @@ import { tokenUsageOfResponses } from '../../providers/openai/usage.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
+import { microToCredits } from '../../store/money.js';
 import type { ResponseOwner, StoredResponse } from '../../store/types.js';
 import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
@@ -87,6 +88,10 @@ interface BackgroundRun {
 
 /** A usage object of the Responses API as token usage, its cached and reasoning parts included (they are priced apart). */
 const usageOf = (response: Json | undefined): TokenUsage | null => tokenUsageOfResponses(response?.usage);
+
+/** A native response whose usage carries what was charged for it (`cost`, credits, as on chat completions). */
+const withCost = (response: Json, chargedMicro: number): Json =>
+  response.usage && typeof response.usage === 'object' ? { ...response, usage: { ...response.usage, cost: microToCredits(chargedMicro) } } : response;
 
 /** The body of a response that a stop of the server cut short. */
 export const interrupted = (code: string, message: string) => (body: Json) => ({ ...body, status: 'failed', error: { code, message } });
@@ -176,13 +181,14 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     try {
       if (adapter.responses) {
         const result = await adapter.responses.create({ model: p.upstreamModel, body: nativeBody(meta.request, p.upstreamModel), signal });
-        await meter.settle(usageOf(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
-        return { result: asSent(p, result as ResponseJson), upstreamId: typeof result.id === 'string' ? result.id : null };
+        const { chargedMicro } = await meter.settle(usageOf(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
+        return { result: asSent(p, withCost(result, chargedMicro) as ResponseJson), upstreamId: typeof result.id === 'string' ? result.id : null };
       }
       const body = toChatBody(meta.request);
       const { completion, usage } = await adapter.chat({ model: p.upstreamModel, body, maxOutputTokens: p.maxOutputTokens, signal });
-      await meter.settle(usage, 'ok');
-      return { result: asSent(p, completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage)), upstreamId: null };
+      const { chargedMicro } = await meter.settle(usage, 'ok');
+      const answer = completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage, microToCredits(chargedMicro));
+      return { result: asSent(p, answer), upstreamId: null };
     } catch (error) {
       await meter.failed(error, signal);
       throw error;
@@ -207,6 +213,11 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
         if (response) {
           if (typeof response.id === 'string') upstream.id = response.id;
           usage = usageOf(response) ?? usage;
+          // The final response is settled before it is passed on, so its usage carries the cost.
+          if (usage && (event.event === 'response.completed' || event.event === 'response.incomplete')) {
+            const { chargedMicro } = await p.meter.settle(usage, 'ok');
+            data.response = withCost(response, chargedMicro);
+          }
         }
         yield { event: event.event, data };
       }
