@@ -62,6 +62,8 @@ export interface ChatChunk {
     matched_stop?: string | number;
   }[];
   usage?: ChatUsage | null;
+  /** The service tier that served the request, as OpenAI says in each chunk (what is billed). */
+  service_tier?: string | null;
 }
 
 export interface ChatCall {

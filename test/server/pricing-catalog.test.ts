@@ -66,7 +66,10 @@ interface ChatUsage {
 /** What usage costs at the given prices (USD per million), in micro-credits: a token at $P is P × 100, the sum rounded up once. */
 function expectedMicro(usage: ChatUsage, price: { input: number; output: number; cached?: number }): number {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  return Math.ceil((usage.prompt_tokens - cached) * price.input * 100 + cached * (price.cached ?? price.input) * 100 + usage.completion_tokens * price.output * 100);
+  // In integers (millionths of a dollar per million tokens), so that 0.45 × 100 is not 45.00000000000001.
+  const exact = (usd: number) => Math.round(usd * 1e6);
+  const sum = (usage.prompt_tokens - cached) * exact(price.input) + cached * exact(price.cached ?? price.input) + usage.completion_tokens * exact(price.output);
+  return Math.ceil(sum / 10_000);
 }
 
 async function chat(key: string, body: Record<string, unknown>) {
@@ -153,6 +156,37 @@ describe('prices from the catalog', () => {
 
     const standard = await chat(key, { model: 'openai/gpt-5-mini', messages: [{ role: 'user', content: 'as usual' }] });
     expect(afterFlex - (await balanceMicro())).toBe(expectedMicro(standard.usage, { input: 0.25, output: 2, cached: 0.025 }));
+  });
+
+  it('the tier that served a request is the one billed: priority served at default costs standard, flex streamed costs flex', async () => {
+    const { key, balanceMicro } = await fundedKey();
+    const before = await balanceMicro();
+    // OpenAI may serve a priority request at the default tier when priority capacity is short; its answer says so.
+    const downgraded = await chat(key, {
+      model: 'openai/gpt-5-mini',
+      service_tier: 'priority',
+      metadata: { fake_served_tier: 'default' },
+      messages: [{ role: 'user', content: 'fast if you can' }],
+    });
+    expect(downgraded.service_tier).toBe('default');
+    const afterDowngrade = await balanceMicro();
+    expect(before - afterDowngrade).toBe(expectedMicro(downgraded.usage, { input: 0.25, output: 2, cached: 0.025 }));
+
+    const priority = await chat(key, { model: 'openai/gpt-5-mini', service_tier: 'priority', messages: [{ role: 'user', content: 'fast' }] });
+    const afterPriority = await balanceMicro();
+    expect(afterDowngrade - afterPriority).toBe(expectedMicro(priority.usage, { input: 0.45, output: 3.6, cached: 0.045 }));
+
+    const streamed = await t.call('POST', `${API}/chat/completions`, {
+      key,
+      body: { model: 'openai/gpt-5-mini', service_tier: 'flex', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'stream slowly' }] },
+    });
+    const chunks = String(streamed.body)
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event) => JSON.parse(event.slice(6)) as { usage?: ChatUsage; service_tier?: string });
+    const usage = chunks.find((chunk) => chunk.usage)?.usage;
+    expect(chunks[0]?.service_tier).toBe('flex');
+    expect(afterPriority - (await balanceMicro())).toBe(expectedMicro(usage!, { input: 0.125, output: 1, cached: 0.0125 }));
   });
 
   it('service_tier "priority" on a model without a priority price is refused, and costs nothing', async () => {

@@ -17,6 +17,7 @@ export const AnthropicUsage = z.looseObject({
       ephemeral_1h_input_tokens: z.number().int().nonnegative().nullish(),
     })
     .nullish(),
+  server_tool_use: z.looseObject({ web_search_requests: z.number().int().nonnegative().nullish() }).nullish(),
 });
 export type AnthropicUsage = z.infer<typeof AnthropicUsage>;
 
@@ -34,6 +35,7 @@ export function tokenUsageOf(usage: AnthropicUsage): TokenUsage {
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWritten - written1h,
     cacheWrite1hTokens: written1h,
+    ...(usage.server_tool_use?.web_search_requests ? { webSearchCalls: usage.server_tool_use.web_search_requests } : {}),
   };
 }
 

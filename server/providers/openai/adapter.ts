@@ -99,7 +99,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
       const raw = await upstream.json('/chat/completions', { body: chatRequest(call, false), signal: call.signal });
       const completion = parse(UpstreamChatCompletion, raw, 'a chat completion');
       const usage = completion.usage ?? estimateUsage(call, completion.choices[0]?.message);
-      return { completion: { ...completion, usage }, usage: tokenUsageOfChat(usage) };
+      return { completion: { ...completion, usage }, usage: tokenUsageOfChat(usage, typeof completion.service_tier === 'string' ? completion.service_tier : null) };
     },
 
     async *chatStream(call) {

@@ -124,6 +124,7 @@ export const UpstreamChatChunk = z.looseObject({
     }),
   ),
   usage: absent(ChatUsage),
+  service_tier: z.string().nullish(),
 });
 
 /** `data: {"error": …}` in a chat stream: the upstream's message. */

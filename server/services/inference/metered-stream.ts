@@ -38,7 +38,7 @@ export async function* meteredChunks(
       // The upstream's own count, its cached and reasoning parts included (they are priced apart);
       // passed on once settled, with the cost.
       if (chunk.usage) {
-        usage = tokenUsageOfChat(chunk.usage);
+        usage = tokenUsageOfChat(chunk.usage, chunk.service_tier);
         usageChunk = chunk;
       }
       const delta = chunk.choices[0]?.delta;

@@ -3,7 +3,7 @@ import type { ResponseObject } from '../../../src/contract/schemas/inference.js'
 import type { InputItemsQuery, ResponseGetQuery } from '../../../src/contract/schemas/responses.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
-import { tokenUsageOfResponses } from '../../providers/openai/usage.js';
+import { tokenUsageOfResponse } from '../../providers/openai/usage.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
@@ -85,9 +85,6 @@ interface BackgroundRun {
   ticker: Ticker;
   done: Promise<void>;
 }
-
-/** A usage object of the Responses API as token usage, its cached and reasoning parts included (they are priced apart). */
-const usageOf = (response: Json | undefined): TokenUsage | null => tokenUsageOfResponses(response?.usage);
 
 /** A native response whose usage carries what was charged for it (`cost`, credits, as on chat completions). */
 const withCost = (response: Json, chargedMicro: number): Json =>
@@ -181,7 +178,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     try {
       if (adapter.responses) {
         const result = await adapter.responses.create({ model: p.upstreamModel, body: nativeBody(meta.request, p.upstreamModel), signal });
-        const { chargedMicro } = await meter.settle(usageOf(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
+        const { chargedMicro } = await meter.settle(tokenUsageOfResponse(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
         return { result: asSent(p, withCost(result, chargedMicro) as ResponseJson), upstreamId: typeof result.id === 'string' ? result.id : null };
       }
       const body = toChatBody(meta.request);
@@ -212,7 +209,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
         const response = data.response as Json | undefined;
         if (response) {
           if (typeof response.id === 'string') upstream.id = response.id;
-          usage = usageOf(response) ?? usage;
+          usage = tokenUsageOfResponse(response) ?? usage;
           // The final response is settled before it is passed on, so its usage carries the cost.
           if (usage && (event.event === 'response.completed' || event.event === 'response.incomplete')) {
             const { chargedMicro } = await p.meter.settle(usage, 'ok');

@@ -116,19 +116,28 @@ export const ChatCompletionBody = z.looseObject({
 
 const TokenCount = z.number().int().nonnegative();
 
-/** What the prompt and the completion counts are made of, as OpenAI reports it (parts of the totals, priced apart). */
 /** What a request was charged, in credits (0 for test keys): OpenRouter's `usage.cost`, on every inference answer. */
 export const ChargedCost = z.number().nonnegative().describe('Credits charged for this request (0 for test keys)');
 
+/** What the prompt and the completion counts are made of, as OpenAI reports it (parts of the totals, priced apart). */
 export const Usage = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
   cost: ChargedCost.optional(),
   prompt_tokens_details: z
-    .looseObject({ cached_tokens: TokenCount.optional(), audio_tokens: TokenCount.optional() })
+    .looseObject({
+      cached_tokens: TokenCount.optional(),
+      audio_tokens: TokenCount.optional(),
+      cache_write_tokens: TokenCount.optional(),
+      cache_write_1h_tokens: TokenCount.optional(),
+    })
     .optional()
-    .describe('cached_tokens: prompt tokens read from the prompt cache (billed at the cached-input price)'),
+    .describe(
+      'cached_tokens: prompt tokens read from the prompt cache (billed at the cached-input price); ' +
+        "cache_write_tokens: prompt tokens written to it (OpenRouter's name; an Anthropic model's, billed at the cache-write price), " +
+        'of which cache_write_1h_tokens for an hour',
+    ),
   completion_tokens_details: z
     .looseObject({
       reasoning_tokens: TokenCount.optional(),
