@@ -19,6 +19,10 @@ import { createProviderRegistry, type UpstreamProvider } from './providers/regis
 import type { Store } from './store/types.js';
 import { createPlanCatalog, type PlanCatalog } from './services/subscriptions/plans.js';
 import { PAYMENT_MODES, type PaymentsMode } from './payments/processors.js';
+import { metricsEndpoint, metricsTokenOf } from './metrics/endpoint.js';
+import { knownTargets } from './metrics/labels.js';
+import { createMetricsObserver } from './metrics/observer.js';
+import type { InferenceObserver } from './services/inference/observer.js';
 
 export interface StartOptions extends ServerSettings {
   /** Upstream providers, built (tests inject fakes); else from `env` and the providers file. */
@@ -39,6 +43,8 @@ export interface RunningServer {
   /** The database it serves: the SQLite file or the PostgreSQL URL it was given. */
   database: string;
   services: Services;
+  /** What inference reports to (the metrics and the Providers screen's view). */
+  observer: InferenceObserver;
   /** Set when this start created the owner account on an empty database. */
   bootstrap: BootstrapResult | null;
   /** Stops accepting, lets requests in flight finish, then closes the database. */
@@ -123,6 +129,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const connectionsPerClient = settings.maxConnectionsPerClient ?? connectionsPerClientOf(env.SVC_MAX_CONNECTIONS_PER_CLIENT);
   const upstreams = providers ?? providersFromConfig(env, providersFile);
   const registry = createProviderRegistry(upstreams);
+  const metricsToken = settings.metricsToken ?? metricsTokenOf(env.SVC_METRICS_TOKEN);
+  const metrics = createMetricsObserver({ known: knownTargets(registry), clock });
   const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
   let services: Services;
   const plans = createPlanCatalog(env);
@@ -140,6 +148,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
       log,
       plans,
+      observer: metrics.observer,
+      targets: metrics.targets,
       ...(await paymentsSetup(settings.payments, env, plans)),
     });
     await services.signingKeys.ready();
@@ -156,6 +166,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     maxBodyBytes: settings.maxBodyBytes,
     validateResponses: settings.validateResponses,
     log,
+    metrics: metricsEndpoint({ token: metricsToken, scrape: metrics.scrape }),
   });
   let shuttingDown = false;
   // Timeouts bound how long a client may take to send a request; an answer (a stream) may take
@@ -213,6 +224,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     store,
     database: settings.dbPath,
     services,
+    observer: metrics.observer,
     bootstrap,
     close() {
       closing ??= (async () => {

@@ -36,6 +36,8 @@ export const ServerSettings = z.strictObject({
   payments: z.enum(PAYMENT_MODES).optional(),
   /** Signs and verifies payment-processor events (a fresh random one per start when not set). */
   paymentWebhookSecret: z.string().min(16).optional(),
+  /** The bearer token `GET /metrics` asks for; unset, SVC_METRICS_TOKEN, else loopback only. */
+  metricsToken: z.string().min(16).optional(),
 });
 export type ServerSettings = z.input<typeof ServerSettings>;
 

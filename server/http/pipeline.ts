@@ -14,6 +14,7 @@ import { sendError, sendJson } from './respond.js';
 import { formatEvent, SseReply } from './sse.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { handleSandboxPage, isSandboxPage } from './sandbox-pages.js';
+import { isMetricsPath } from '../metrics/endpoint.js';
 import type { createRouter } from './router.js';
 import { parseOrThrow } from '../validation.js';
 
@@ -25,6 +26,8 @@ export interface PipelineOptions {
   /** Check every answer against the contract's response schema (on in tests: a mismatch is a bug). */
   validateResponses: boolean;
   log: (line: string) => void;
+  /** `GET /metrics`, outside the contract (server/metrics/endpoint.ts). */
+  metrics?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
 /**
@@ -192,6 +195,7 @@ export function createPipeline(options: PipelineOptions) {
     try {
       // Every request passes here: the API's own paths skip the sandbox pages without a wait.
       if (isSandboxPage(req.url) && (await handleSandboxPage(req, res, services))) return;
+      if (options.metrics && isMetricsPath(req.url)) return await options.metrics(req, res);
       await run(req, res, requestId, aborter.signal, answer);
     } catch (error) {
       if (error instanceof ApiError) {

@@ -31,6 +31,9 @@ import { createBillingClock } from './subscriptions/billing-clock.js';
 import { createRateMultipliers } from './subscriptions/rate-multipliers.js';
 import { createSubscriptionReports } from './subscriptions/reports.js';
 import { createWebhookReceiver } from './webhook.js';
+import type { InferenceObserver } from './inference/observer.js';
+import type { TargetStatus } from '../metrics/target-status.js';
+import { createProviderStatusService } from './provider-status.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -55,6 +58,10 @@ export interface ServiceDeps {
   /** The Stripe processor, for `paymentsMode: 'stripe'`. */
   stripe?: PaymentProcessor;
   log?: (line: string) => void;
+  /** Who watches inference (metrics); nobody when not given. */
+  observer?: InferenceObserver;
+  /** Each upstream target's recent state, as the observer keeps it (the Providers screen). */
+  targets?: () => TargetStatus[];
 }
 
 /** The payment side: processor, checkout sessions, subscriptions, their clock and the webhook receiver. */
@@ -97,6 +104,7 @@ export function createServices(deps: ServiceDeps) {
     responses: createResponsesService(inference),
     messages: createMessagesService({ ...inference, chat }),
     usage: createUsageService(deps),
+    providerStatus: createProviderStatusService(deps),
     signingKeys,
     text: createTextService(deps),
     agents: createAgentsService(deps, deps.agentsFile),

@@ -3,7 +3,8 @@ import type { ApiError } from '../errors.js';
 import { callerOf } from './inference/caller.js';
 import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
-import type { Page, Store, UsageFilter, UsageTotals } from '../store/types.js';
+import type { Page, Store, UsageEvent, UsageFilter, UsageTotals } from '../store/types.js';
+import type { InferenceObserver } from './inference/observer.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -35,7 +36,7 @@ function bucketStart(at: Date, granularity: 'day' | 'hour'): Date {
 
 const zero = (): UsageTotals => ({ requests: 0, refused: 0, inputTokens: 0, outputTokens: 0, chargedMicro: 0 });
 
-export function createUsageService(deps: { store: Store; clock: Clock }) {
+export function createUsageService(deps: { store: Store; clock: Clock; observer?: InferenceObserver }) {
   const { store, clock } = deps;
 
   return {
@@ -43,7 +44,7 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
     async recordRefusal(input: { principal: Principal; operation: string; model: string; requestId: string; error: ApiError }) {
       const caller = callerOf(input.principal);
       const slash = input.model.indexOf('/');
-      await store.usage.record({
+      const row: UsageEvent = {
         requestId: input.requestId,
         appUuid: caller.appUuid,
         keyId: caller.keyId,
@@ -59,7 +60,9 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
         status: 'refused',
         errorCode: input.error.code,
         at: clock.now().toISOString(),
-      });
+      };
+      await store.usage.record(row);
+      deps.observer?.usageRecorded(row, 0);
     },
 
     /** `start`/`end` (together, and first) or `period` (default 30d) ending now. */

@@ -4,6 +4,7 @@ import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { KeyBudgetCheck, Store, UsageEvent } from '../../store/types.js';
 import { budgetExceeded, budgetHeaders, userLimitReached, windowFor } from './budget-answers.js';
+import type { InferenceObserver } from './observer.js';
 import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, assertServiceTierPriced, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
@@ -19,6 +20,8 @@ export interface MeterOptions {
   clock: Clock;
   /** Tokens per minute are checked before the hold and counted at settlement. */
   limiter?: RateLimitService;
+  /** Told of every usage row and of holds taken and settled (metrics). */
+  observer?: InferenceObserver;
 }
 
 /**
@@ -65,7 +68,9 @@ export async function openMeter(
   };
   /** A request turned away before the upstream still leaves its usage row, with why. */
   const refuse = async (error: ApiError): Promise<never> => {
-    await deps.store.usage.record(eventOf({ inputTokens: 0, outputTokens: 0 }, 'refused', error.code));
+    const event = eventOf({ inputTokens: 0, outputTokens: 0 }, 'refused', error.code);
+    await deps.store.usage.record(event);
+    deps.observer?.usageRecorded(event, 0);
     throw error;
   };
 
@@ -109,6 +114,9 @@ export async function openMeter(
     }
   }
   let settled = false;
+  // A test caller holds nothing: only real holds are in flight.
+  const holding = !caller.isTest;
+  if (holding) deps.observer?.holdsInFlight(1);
   const budget = held.ok ? (held.keyBudget ?? null) : null;
   if (budget) for (const [name, value] of Object.entries(budgetHeaders(budget))) caller.answerHeader?.(name, value);
 
@@ -124,8 +132,14 @@ export async function openMeter(
       if (settled) return { chargedMicro: 0 };
       settled = true;
       const event = eventOf(usage, status, errorCode);
-      await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
-      return deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, budget?.windowStart);
+      try {
+        await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
+        const result = await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, budget?.windowStart);
+        deps.observer?.usageRecorded(event, result.chargedMicro, usage);
+        return result;
+      } finally {
+        if (holding) deps.observer?.holdsInFlight(-1);
+      }
     },
     /** Settles a request that failed before producing anything: nothing is charged. */
     failed(error: unknown, signal: AbortSignal) {

@@ -1,0 +1,64 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, forbidden, unauthorized } from '../errors.js';
+
+/** Where Prometheus scrapes: at the root, as exporters serve it, not under /api/v1. */
+export const METRICS_PATH = '/metrics';
+
+export const isMetricsPath = (url: string | undefined) => url === METRICS_PATH || url?.startsWith(`${METRICS_PATH}?`) === true;
+
+/** 127.0.0.0/8 and ::1, also written IPv4-mapped (a dual-stack socket's way). */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address;
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/** A request a proxy passed on: it comes from the proxy's loopback, but not from this host. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
+// Both sides hashed: equal lengths for timingSafeEqual, and the token's length does not leak.
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Who may scrape: with `SVC_METRICS_TOKEN` set, whoever sends it as `Authorization: Bearer`;
+ * without, only this host (loopback, and not passed on by a proxy). Throws the API's 401/403.
+ */
+export function checkScraper(req: IncomingMessage, token: string | undefined): void {
+  if (token) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!match) throw new ApiError(401, 'authentication_error', 'GET /metrics needs Authorization: Bearer <SVC_METRICS_TOKEN>.', 'missing_credentials', null, { 'www-authenticate': 'Bearer' });
+    if (!timingSafeEqual(digest(match[1] as string), digest(token))) {
+      throw unauthorized('The bearer token is not the server’s SVC_METRICS_TOKEN.');
+    }
+    return;
+  }
+  const forwarded = FORWARDING_HEADERS.find((name) => req.headers[name] !== undefined);
+  if (!isLoopback(req.socket.remoteAddress) || forwarded) {
+    throw forbidden(
+      `GET /metrics is served only to this host while SVC_METRICS_TOKEN is not set (this request ${forwarded ? `was forwarded (${forwarded})` : 'came from another address'}). Set SVC_METRICS_TOKEN to scrape from elsewhere.`,
+      'metrics_loopback_only',
+    );
+  }
+}
+
+/** `GET /metrics`: the Prometheus text exposition, to an operator only. */
+export function metricsEndpoint(deps: { token: string | undefined; scrape: () => Promise<{ contentType: string; body: string }> }) {
+  return async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${METRICS_PATH}; use GET.`, 'method_not_allowed', null, { allow: 'GET' });
+    }
+    checkScraper(req, deps.token);
+    const { contentType, body } = await deps.scrape();
+    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+    res.end(method === 'HEAD' ? undefined : body);
+  };
+}
+
+/** `SVC_METRICS_TOKEN`: unset (loopback only), or at least 16 characters; anything shorter refuses to start. */
+export function metricsTokenOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length < 16) throw new Error('SVC_METRICS_TOKEN must be at least 16 characters.');
+  return value;
+}

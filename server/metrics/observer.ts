@@ -1,0 +1,68 @@
+import type { Clock } from '../clock.js';
+import type { TokenUsage } from '../providers/types.js';
+import type { InferenceObserver } from '../services/inference/observer.js';
+import type { UsageEvent } from '../store/types.js';
+import { createInstruments } from './instruments.js';
+import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
+import { createTargetStatus, type BreakerState } from './target-status.js';
+
+const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half_open'];
+
+/**
+ * The observer behind `GET /metrics` and the Providers screen: what inference reports goes into
+ * prom-client's instruments and into each target's recent state. Per instance (each keeps its
+ * own; Prometheus adds them up across instances).
+ */
+export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock }) {
+  const instruments = createInstruments();
+  const targets = createTargetStatus();
+  const { known } = deps;
+
+  const observer: InferenceObserver = {
+    usageRecorded(row: UsageEvent, chargedMicro: number, tokens?: TokenUsage) {
+      const labels = { gen_ai_operation_name: genAiOperation(row.operation), ...targetLabels(known, row.provider, row.model) };
+      const errorType = codeLabel(row.errorCode);
+      instruments.requests.inc({ ...labels, operation: codeLabel(row.operation), status: row.status, error_type: errorType });
+      instruments.cost.inc(labels, row.costMicro);
+      instruments.charged.inc(labels, chargedMicro);
+      // A refused request never reached the upstream: it used no tokens and took no time there.
+      if (row.status === 'refused') return;
+      instruments.tokens.observe({ ...labels, gen_ai_token_type: 'input' }, row.inputTokens);
+      instruments.tokens.observe({ ...labels, gen_ai_token_type: 'output' }, row.outputTokens);
+      if (tokens?.cacheReadTokens) instruments.tokens.observe({ ...labels, gen_ai_token_type: 'cached' }, tokens.cacheReadTokens);
+      instruments.duration.observe({ ...labels, error_type: row.status === 'ok' ? '' : errorType }, row.latencyMs / 1000);
+      if (row.status === 'ok' && row.ttftMs !== null) instruments.firstToken.observe(labels, row.ttftMs / 1000);
+    },
+    attemptEnded(attempt) {
+      const labels = { route: attempt.route ?? '', ...targetLabels(known, attempt.provider, attempt.model) };
+      const outcome = codeLabel(attempt.outcome);
+      instruments.attempts.inc({ ...labels, outcome });
+      if (outcome !== 'ok') instruments.upstreamErrors.inc({ ...labels, error_class: outcome });
+      if (attempt.retry) instruments.retries.inc(labels);
+      if (attempt.fallback) instruments.fallbacks.inc(labels);
+      const id = `${labels.gen_ai_provider_name}/${labels.gen_ai_request_model}`;
+      targets.attempt(id, outcome, attempt.latencyMs, deps.clock.now().toISOString());
+    },
+    breakerChanged(target, state) {
+      // Only the server's own targets: a breaker is kept per configured target.
+      if (!known.hasModel(target)) return;
+      for (const each of BREAKER_STATES) instruments.breaker.set({ target, state: each }, each === state ? 1 : 0);
+      targets.breaker(target, state);
+    },
+    holdsInFlight(delta) {
+      instruments.holds.inc(delta);
+    },
+  };
+
+  return {
+    observer,
+    /** Each target's recent state, for the providers status operation. */
+    targets: () => targets.list(),
+    /** The Prometheus text exposition of every instrument. */
+    async scrape() {
+      return { contentType: instruments.registry.contentType, body: await instruments.registry.metrics() };
+    },
+  };
+}
+
+export type MetricsObserver = ReturnType<typeof createMetricsObserver>;
