@@ -22,6 +22,8 @@ interface Streamed {
   content: string;
   toolCalls: ToolCall[];
   usage: Usage | null;
+  /** The model that answered, as the chunks name it. */
+  model: string | null;
 }
 
 /** One streamed completion, its text and tool calls put back together from the chunks. */
@@ -33,16 +35,18 @@ async function streamOnce(client: Client, options: TurnOptions, messages: WireMe
     stream_options: { include_usage: true },
     ...(options.tools.length > 0 ? { tools: options.tools.map((tool) => tool.definition) } : {}),
   };
-  const result: Streamed = { content: '', toolCalls: [], usage: null };
+  const result: Streamed = { content: '', toolCalls: [], usage: null, model: null };
   for await (const event of client.stream(CHAT, { body, signal: options.signal })) {
     if (event.data === '[DONE]') break;
     const chunk = JSON.parse(event.data) as {
       error?: unknown;
+      model?: string;
       usage?: Usage | null;
       choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] } }[];
     };
     if (chunk.error) throw new ApiRequestError(502, errorBodyFrom(502, chunk), null);
     if (chunk.usage) result.usage = chunk.usage;
+    if (typeof chunk.model === 'string') result.model = chunk.model;
     const delta = chunk.choices?.[0]?.delta;
     if (delta?.content) {
       result.content += delta.content;
@@ -104,7 +108,7 @@ export async function runTurn(client: Client, options: TurnOptions): Promise<Tur
       if (partial) keep({ role: 'assistant', content: partial }, true);
       return 'cancelled';
     }
-    if (streamed.usage) options.onEvent({ type: 'usage', usage: streamed.usage });
+    if (streamed.usage) options.onEvent({ type: 'usage', usage: streamed.usage, model: streamed.model });
     const calls = streamed.toolCalls;
     if (calls.length === 0) {
       keep({ role: 'assistant', content: streamed.content });

@@ -26,6 +26,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** What the server charged for the completion, in credits (svc's usage carries it). */
+  cost?: number;
 }
 
 /** What a turn reports as it goes, for a screen (or a pipe) to show. */
@@ -35,4 +37,5 @@ export type TurnEvent =
   | { type: 'tool_result'; call: ToolCall; result: string; declined: boolean }
   /** A finished message of the turn, to keep in the conversation (and the memory). */
   | { type: 'message'; message: WireMessage; cancelled?: boolean }
-  | { type: 'usage'; usage: Usage };
+  /** A completion's usage; `model`: the model that answered (a route may serve another than asked). */
+  | { type: 'usage'; usage: Usage; model: string | null };

@@ -125,3 +125,34 @@ describe('svc chat without a terminal (pipe mode)', () => {
     expect(vault.stdout.match(/my favourite colour is green/g)).toHaveLength(1);
   });
 });
+
+describe('svc chat --max-spend', () => {
+  it('refuses to start on a key that cannot create the capped key, rather than run uncapped (exit 2)', async () => {
+    const { createOwnerApp } = await import('../helpers/api.js');
+    const app = await createOwnerApp(server, { name: 'max-spend refusal' });
+    const inference = (await server.server.services.apiKeys.create(app.appUuid, { name: 'inference', is_test: false, role: 'inference' })).secret;
+    const result = await pipe('hello\n', { args: ['--max-spend', '5'], key: inference });
+    expect(result.code, explain(result)).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('svc: --max-spend: This is an inference key: only an admin key can create the capped key --max-spend runs on.');
+  });
+
+  it('a cap that is not a positive number of credits is a usage error, before anything is created', async () => {
+    for (const bad of ['0', '-3', 'five', '1e3']) {
+      const result = await pipe('hello\n', { args: ['--max-spend', bad] });
+      expect(result.code, explain(result)).toBe(2);
+      expect(result.stderr).toContain('--max-spend takes a number of credits above 0');
+    }
+    const keys = (await server.call('GET', `/api/v1/developer/apps/${server.appUuid}/api-keys`)).body as { data: { name: string }[] };
+    expect(keys.data.some((key) => key.name.startsWith('svc chat --max-spend'))).toBe(false);
+  });
+
+  it('in pipe mode too, the answer is spent through the capped key, which is deleted afterwards', async () => {
+    const result = await pipe('What is 2+2?\n', { args: ['--max-spend', '5'] });
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stdout).toBe('**Echo** — you said:\n\nWhat is 2+2?\n');
+    expect(result.stderr).toMatch(/this chat spends through a key of its own \(key_\w+\) capped at 5 credits by the server/);
+    const keys = (await server.call('GET', `/api/v1/developer/apps/${server.appUuid}/api-keys`)).body as { data: { name: string }[] };
+    expect(keys.data.some((key) => key.name.startsWith('svc chat --max-spend'))).toBe(false);
+  });
+});

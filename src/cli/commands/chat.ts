@@ -12,6 +12,7 @@ import { readAll } from '../read-all.js';
 import { ownerKeyNotice, startBundledServer } from '../bundled-server.js';
 import { DEFAULT_API_URL } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
+import { createSessionKey, MaxSpendRefused, type SessionKey } from './chat-max-spend.js';
 
 const HEALTH = { method: 'GET', path: '/health', absolutePath: true } as const;
 
@@ -44,6 +45,7 @@ export class ChatCommand extends SvcCommand {
       'When no server answers at a local API URL, the bundled one starts (data in ~/.svc).',
       'With stdin not a terminal, the question is read from stdin and the answer streamed as plain text.',
       'In the chat: /help lists commands and keys; Esc or Ctrl+C cancels an answer; Ctrl+D exits.',
+      'With --max-spend CREDITS the chat runs on a key of its own (an inference key, made with your admin key and deleted when you leave) whose budget is the cap: the server refuses what would go past it, whatever the model costs.',
       'With --admin-tools the model may also call the API: one tool per `svc api` command (see `svc docs --json`), with your key. Reads run at once; anything that writes asks first (without a terminal: only with --yes).',
     ].join('\n\n'),
     examples: [
@@ -51,6 +53,7 @@ export class ChatCommand extends SvcCommand {
       ['Another model, a system prompt', 'svc chat --model openai/gpt-4o-mini --system "Answer briefly"'],
       ['One question from a script', 'echo "What is 2+2?" | svc chat'],
       ['Pick up the last conversation', 'svc chat --continue'],
+      ['Spend at most 50 credits ($0.50) this session', 'svc chat --max-spend 50'],
       ['Manage apps by asking', 'svc chat --admin-tools --model openai/gpt-4o-mini'],
     ],
   });
@@ -64,11 +67,27 @@ export class ChatCommand extends SvcCommand {
     description: 'Also offer the API as tools (every `svc api` command); those that write need approval',
   });
   yes = Option.Boolean('--yes', false, { description: 'Without a terminal: allow tools that write' });
+  maxSpend = Option.String('--max-spend', {
+    description: 'Cap this session at CREDITS, kept by the server (needs an admin key: the chat runs on a capped key of its own)',
+  });
+
+  /** --max-spend as a number of credits, null without it. */
+  private maxSpendCredits(): number | null {
+    if (this.maxSpend === undefined) return null;
+    const credits = Number(this.maxSpend);
+    if (!/^\d+(\.\d+)?$/.test(this.maxSpend.trim()) || !(credits > 0) || credits > 1_000_000_000) {
+      throw new UsageError(`--max-spend takes a number of credits above 0 (1 credit = $0.01), such as 50; not '${this.maxSpend}'.`);
+    }
+    return credits;
+  }
 
   async execute(): Promise<number> {
     const { stdin, stderr } = this.context;
     // `--no-tools` turns every client tool off (the switch /tools toggles), admin tools included.
     if (this.adminTools && !this.tools) throw new UsageError('--admin-tools offers tools: it cannot go with --no-tools.');
+    // The admin tools act with the logged-in key, outside the session's cap (they could even lift it).
+    if (this.adminTools && this.maxSpend !== undefined) throw new UsageError('--admin-tools acts with your admin key, outside the cap: it cannot go with --max-spend.');
+    const maxSpend = this.maxSpendCredits();
     let config;
     try {
       config = await this.config();
@@ -112,9 +131,24 @@ export class ChatCommand extends SvcCommand {
     }
 
     let memory: ChatMemory | null = null;
+    let sessionKey: SessionKey | null = null;
     try {
       if (!connection.apiKey) throw new UsageError('No API key: run `svc auth login` or set SVC_API_KEY.');
-      const client = createClient({ baseUrl: connection.apiUrl, apiKey: connection.apiKey, userAgent: `svc-cli/${VERSION}` });
+      const userAgent = `svc-cli/${VERSION}`;
+      const loggedIn = createClient({ baseUrl: connection.apiUrl, apiKey: connection.apiKey, userAgent });
+      if (maxSpend !== null) {
+        try {
+          sessionKey = await createSessionKey(loggedIn, { maxSpend, apiUrl: connection.apiUrl, userAgent });
+        } catch (error) {
+          if (!(error instanceof MaxSpendRefused)) throw error;
+          // Refused rather than run uncapped.
+          stderr.write(`svc: --max-spend: ${error.message}\n`);
+          return ExitCode.usage;
+        }
+        stderr.write(`svc: this chat spends through a key of its own (${sessionKey.keyId}) capped at ${maxSpend} credits by the server; it is deleted when you leave.\n`);
+      }
+      // Everything the session spends (answers, the memory's embeddings) goes through the capped key.
+      const client = sessionKey?.client ?? loggedIn;
       const settings = {
         model,
         ...(this.system ? { system: this.system } : {}),
@@ -129,11 +163,12 @@ export class ChatCommand extends SvcCommand {
       const resume = this.conversation ?? (this.continue ? memory.latest() : null);
       if (this.continue && !resume) stderr.write('svc: no earlier conversation to continue; starting a new one.\n');
       if (!(stdin as { isTTY?: boolean }).isTTY) return await this.runPipe(client, settings, memory, extraTools);
-      return await this.runScreen(screenModule ?? import('../../tui/chat/launch.js'), client, settings, memory, resume, extraTools, config.home);
+      return await this.runScreen(screenModule ?? import('../../tui/chat/launch.js'), client, settings, memory, resume, extraTools, config.home, maxSpend);
     } catch (error) {
       return this.report(error);
     } finally {
       memory?.close();
+      await sessionKey?.revoke();
       await started?.server.close();
     }
   }
@@ -172,6 +207,7 @@ export class ChatCommand extends SvcCommand {
     resume: string | null,
     extraTools: ClientTool[],
     home: string,
+    maxSpend: number | null,
   ) {
     const [{ launchChat, CHAT_REDRAW_MS }, { fileHistory }] = await Promise.all([screen, import('../../chat/input-history.js')]);
     await launchChat({
@@ -183,6 +219,7 @@ export class ChatCommand extends SvcCommand {
       extraTools,
       writeRaw: (text: string) => process.stdout.write(text),
       history: fileHistory(join(home, 'chat_history.jsonl')),
+      maxSpend,
     });
     return ExitCode.ok;
   }

@@ -9,7 +9,8 @@ import { adminTools } from '../../chat/admin-tools.js';
 import { chatMemory } from '../../chat/memory-adapter.js';
 import type { ChatMemory } from '../../chat/memory-port.js';
 import type { ClientTool } from '../../chat/types.js';
-import { createClient } from '../../client/client.js';
+import { createClient, type Client } from '../../client/client.js';
+import { createSessionKey } from '../../cli/commands/chat-max-spend.js';
 import { buildManifest } from '../../contract/manifest.js';
 import { ChatApp } from './ChatApp.js';
 import type { ChatSettings, InputHistory } from './session.js';
@@ -87,6 +88,9 @@ function openChat(
     extraTools?: ClientTool[];
     history?: InputHistory;
     resume?: string;
+    /** The chat's client (a session key's); else one with `apiKey` on `on`. */
+    client?: Client;
+    maxSpend?: number;
   } = {},
 ) {
   const on = options.on ?? server;
@@ -95,7 +99,8 @@ function openChat(
   const terminalLog: string[] = [];
   const app = render(
     <ChatApp
-      client={createClient({ baseUrl: on.url, apiKey: options.apiKey ?? on.liveKey })}
+      client={options.client ?? createClient({ baseUrl: on.url, apiKey: options.apiKey ?? on.liveKey })}
+      {...(options.maxSpend !== undefined ? { maxSpend: options.maxSpend } : {})}
       memory={options.memory ?? null}
       settings={{ ...SETTINGS, ...options.settings }}
       extraTools={options.extraTools ?? []}
@@ -168,7 +173,7 @@ describe('the chat screen', () => {
     await chat.ask('what is the capital of France?');
     expect(chat.screen()).toContain('› what is the capital of France?');
     expect(chat.screen()).toContain('Echo — you said:');
-    await vi.waitFor(() => expect(chat.status()).toMatch(/^local\/echo · [1-9]\d* tokens · 0 credits · balance 100\b/));
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^local\/echo · [1-9]\d* tokens · 0 credits · session 0 · balance 100\b/));
   });
 
   it('a chunk that ends in Enter is typing, then Enter', async () => {
@@ -243,10 +248,12 @@ describe('cancelling and leaving', () => {
     await chat.shows(/partial answer[\s\S]*Esc cancels/);
     chat.press(KEY.esc);
     await chat.shows(/\(cancelled\)/);
-    await vi.waitFor(() => expect(chat.status()).toMatch(/credits · balance/));
+    await vi.waitFor(() => expect(chat.status()).toMatch(/credits · session [\d.]+ · balance/));
     const after = await balanceOf();
     expect(after.held_credits).toBe(0);
-    const charged = Number(/· ([\d.]+) credits · balance/.exec(chat.status())?.[1]);
+    const charged = Number(/tokens · ([\d.]+) credits/.exec(chat.status())?.[1]);
+    // A cancelled answer reports no usage: what the balance lost is what the session counts.
+    expect(Number(/session ([\d.]+)/.exec(chat.status())?.[1])).toBe(charged);
     const shownBalance = Number(/balance ([\d.]+)/.exec(chat.status())?.[1]);
     expect(charged).toBeCloseTo(before - after.credits, 1);
     // paid/echo holds 100 output tokens (20 credits) on top of the input; what is charged is the
@@ -773,5 +780,71 @@ describe('an empty balance', () => {
 
   it('an admin key is shown the command that funds its app', async () => {
     expect(await refusal(keys.admin)).toContain(`Fund the app: \`svc api developer apps fund ${keys.appUuid} --credits 100\`.`);
+  });
+});
+
+describe('what a session spends', () => {
+  let priced: TestServer;
+  beforeAll(async () => {
+    priced = await startTestServer({ providers: [pricedProvider()] });
+  });
+  afterAll(() => priced.close());
+  const balanceOf = async () => ((await priced.call('GET', '/api/v1/credits/balance')).body as { credits: number }).credits;
+
+  it("each answer's cost, from its usage, and the session's total in the status line; /cost by model", async () => {
+    const before = await balanceOf();
+    const chat = openChat({ on: priced, settings: { model: 'paid/echo', toolsEnabled: false } });
+    await chat.shows(`balance ${before}`);
+    await chat.ask('one');
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^paid\/echo · \d+ tokens · [\d.]+ credits · session [\d.]+ · balance/));
+    const first = Number(/tokens · ([\d.]+) credits/.exec(chat.status())?.[1]);
+    expect(first).toBeGreaterThan(0);
+    await chat.ask('two');
+    await vi.waitFor(async () => expect(Number(/balance ([\d.]+)/.exec(chat.status())?.[1])).toBeCloseTo(await balanceOf(), 2));
+    const second = Number(/tokens · ([\d.]+) credits/.exec(chat.status())?.[1]);
+    const session = Number(/session ([\d.]+)/.exec(chat.status())?.[1]);
+    // What the server charged for the two answers is what the status line adds up (to its rounding).
+    expect(session).toBeCloseTo(before - (await balanceOf()), 2);
+    expect(session).toBeCloseTo(first + second, 2);
+    chat.send('/model local/echo');
+    await chat.shows('Model: local/echo');
+    await chat.ask('three');
+    chat.send('/cost');
+    await chat.shows(/Spent this session: [\d.]+ credits:\n {2}paid\/echo {3}[\d.]+ credits · 2 requests · \d+ tokens\n {2}local\/echo {2}0 credits · 1 request · \d+ tokens/);
+    expect(chat.screen()).not.toContain('Cap (--max-spend');
+  });
+
+  it('--max-spend: the session key\'s budget stops it at the cap, and the chat says so and what to do', async () => {
+    const admin = createClient({ baseUrl: priced.url, apiKey: priced.liveKey });
+    const sessionKey = await createSessionKey(admin, { maxSpend: 40, apiUrl: priced.url, userAgent: 'test' });
+    const chat = openChat({ on: priced, client: sessionKey.client, maxSpend: 40, settings: { model: 'paid/echo', toolsEnabled: false } });
+    await chat.shows('session 0 of max 40');
+    for (let i = 0; i < 10 && !chat.screen().includes('Spending cap reached'); i++) {
+      chat.send(`question ${i}`);
+      await chat.shows(new RegExp(`you said:\\n\\nquestion ${i}|Spending cap reached`));
+      await chat.idle();
+    }
+    const refusal = /✖ [^›]*/.exec(chat.screen())?.[0].replace(/\s+/g, ' ') ?? '';
+    expect(refusal).toContain('Spending cap reached: this session may spend 40 credits (--max-spend)');
+    expect(refusal).toContain('start `svc chat` again');
+    const keys = (await priced.call('GET', `/api/v1/developer/apps/${priced.appUuid}/api-keys`)).body as { data: { key_id: string; budget_spent_credits: number }[] };
+    const spent = keys.data.find((key) => key.key_id === sessionKey.keyId)?.budget_spent_credits ?? NaN;
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(40);
+    await vi.waitFor(() => expect(Number(/session ([\d.]+) of max 40/.exec(chat.status())?.[1])).toBeCloseTo(spent, 2));
+    chat.send('/cost');
+    await chat.shows(/Cap \(--max-spend, kept by the server\): 40 credits, [\d.]+ left\./);
+    await sessionKey.revoke();
+    const after = (await priced.call('GET', `/api/v1/developer/apps/${priced.appUuid}/api-keys`)).body as { data: { key_id: string }[] };
+    expect(after.data.map((key) => key.key_id)).not.toContain(sessionKey.keyId);
+  });
+
+  it('--max-spend refuses to start on a key that cannot create keys', async () => {
+    const app = await createOwnerApp(priced, { name: 'inference only' });
+    const inference = (await priced.server.services.apiKeys.create(app.appUuid, { name: 'inference', is_test: false, role: 'inference' })).secret;
+    const client = createClient({ baseUrl: priced.url, apiKey: inference });
+    await expect(createSessionKey(client, { maxSpend: 5, apiUrl: priced.url, userAgent: 'test' })).rejects.toThrow(
+      /^This is an inference key: only an admin key can create the capped key --max-spend runs on/,
+    );
   });
 });

@@ -11,6 +11,7 @@ import { markdownWidth } from './markdown.js';
 import { expandPastes } from './paste.js';
 import { listItems, plainItems, type PickerItem } from './picker.js';
 import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
+import { toCredits, toMicro } from './spend.js';
 import { useTerminalSize } from '../shared/use-terminal-size.js';
 
 /** Rows around the live answer while it streams: its margin, the composer, the status line, and one spare. */
@@ -67,6 +68,8 @@ export interface ChatDeps {
   writeRaw(text: string): void;
   /** The input history kept across sessions (~/.svc/chat_history.jsonl); none in a throwaway chat. */
   history?: InputHistory;
+  /** `--max-spend`: the client's key is the session's own, with this budget (credits) kept by the server. */
+  maxSpend?: number | null;
 }
 
 /** Where the input history lives between sessions. */
@@ -83,7 +86,7 @@ export function useChatSession(deps: ChatDeps) {
   const { client, memory, settings } = deps;
   const [state, enqueue] = useReducer(
     chatReducer,
-    { model: settings.model, toolsEnabled: settings.toolsEnabled, history: deps.history?.entries() ?? [] },
+    { model: settings.model, toolsEnabled: settings.toolsEnabled, history: deps.history?.entries() ?? [], maxSpend: deps.maxSpend ?? null },
     initialState,
   );
   const stateRef = useRef<ChatState>(state);
@@ -113,7 +116,10 @@ export function useChatSession(deps: ChatDeps) {
   const callerRead = useRef<Promise<void>>(Promise.resolve());
 
   const notice = useCallback((text: string) => dispatch({ type: 'item', kind: 'notice', text }), []);
-  const failure = useCallback((error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error, caller.current) }), []);
+  const failure = useCallback(
+    (error: unknown) => dispatch({ type: 'item', kind: 'error', text: describeFailure(error, caller.current, deps.maxSpend ?? null) }),
+    [deps.maxSpend],
+  );
 
   const readCaller = useCallback(async () => {
     try {
@@ -140,6 +146,17 @@ export function useChatSession(deps: ChatDeps) {
       }
     } catch {
       return null;
+    }
+  }, [client]);
+
+  /** What is left of a `--max-spend` session's cap, as the server counts it (GET /key of the session's key). */
+  const refreshCap = useCallback(async () => {
+    if (!stateRef.current.cap) return;
+    try {
+      const key = (await client.call({ method: 'GET', path: '/key' })) as { data: { limit_remaining: number | null } };
+      if (key.data.limit_remaining !== null) dispatch({ type: 'capRemaining', remaining: key.data.limit_remaining });
+    } catch {
+      // The status line keeps what it knew; the server still holds the cap.
     }
   }, [client]);
 
@@ -247,6 +264,11 @@ export function useChatSession(deps: ChatDeps) {
       liveTokens.current = 0;
       let tokens = 0;
       let streamedChars = 0;
+      /** What the server said this turn's requests cost, and the model that answered the last one. */
+      let reportedMicro = 0;
+      let answeredBy: string | null = null;
+      let failed = false;
+      const asked = stateRef.current.model;
       const before = stateRef.current.balance;
       const system: WireMessage[] = settings.system ? [{ role: 'system', content: settings.system }] : [];
       try {
@@ -272,6 +294,10 @@ export function useChatSession(deps: ChatDeps) {
             } else if (event.type === 'usage') {
               tokens += event.usage.total_tokens;
               streamedChars = 0;
+              answeredBy = event.model ?? asked;
+              const micro = event.usage.cost !== undefined ? toMicro(event.usage.cost) : 0;
+              reportedMicro += micro;
+              dispatch({ type: 'spent', model: answeredBy, micro, tokens: event.usage.total_tokens });
               dispatch({ type: 'progress', tokens });
             } else if (event.type === 'tool_call') {
               dispatch({ type: 'item', kind: 'tool', text: `⚙ ${event.call.function.name} ${event.call.function.arguments}` });
@@ -295,6 +321,7 @@ export function useChatSession(deps: ChatDeps) {
       } catch (error) {
         // The hint for a failure may depend on who the key is: a question sent at once must wait for it.
         await callerRead.current;
+        failed = true;
         failure(error);
       } finally {
         if (redrawTimer.current) clearTimeout(redrawTimer.current);
@@ -305,10 +332,17 @@ export function useChatSession(deps: ChatDeps) {
         abort.current = null;
         dispatch({ type: 'busy', busy: false });
         const after = await refreshBalance();
-        dispatch({ type: 'lastAnswer', tokens, credits: before !== null && after !== null ? Math.max(0, before - after) : null });
+        const balanceDrop = before !== null && after !== null ? Math.max(0, before - after) : null;
+        // A cancelled or failed request reports no usage, but may have been charged: the balance says what.
+        const maybeUnreported = answeredBy === null || controller.signal.aborted || failed;
+        const unreported = maybeUnreported && balanceDrop !== null ? Math.max(0, toMicro(balanceDrop) - reportedMicro) : 0;
+        if (unreported > 0) dispatch({ type: 'spent', model: asked, micro: unreported, tokens: 0 });
+        const cost = answeredBy !== null ? toCredits(reportedMicro + unreported) : balanceDrop;
+        dispatch({ type: 'lastAnswer', tokens, credits: cost, asked, answeredBy });
+        await refreshCap();
       }
     },
-    [client, ensureConversation, remember, scheduleRedraw, settings, tools, approve, failure, notice, refreshBalance],
+    [client, ensureConversation, remember, scheduleRedraw, settings, tools, approve, failure, notice, refreshBalance, refreshCap],
   );
 
   /** Every chat model the server serves, every page of them; read once a session. */
@@ -434,6 +468,7 @@ export function useChatSession(deps: ChatDeps) {
 
   useEffect(() => {
     void refreshBalance();
+    void refreshCap();
     callerRead.current = readCaller();
     if (deps.resume) resume(deps.resume);
     return () => {
@@ -459,6 +494,7 @@ export function useChatSession(deps: ChatDeps) {
     notice,
     failure,
     refreshBalance,
+    refreshCap,
     chooseModel,
     openModelPicker,
     openHistorySearch,

@@ -3,6 +3,7 @@ import { expandHome } from './path-complete.js';
 import type { ChatSession } from './session.js';
 import { chordBindings, keyBindings } from './keys.js';
 import { osc52 } from '../shared/clipboard.js';
+import { spendReport } from './spend.js';
 
 export interface SlashCommand {
   name: string;
@@ -125,6 +126,16 @@ export const slashCommands: SlashCommand[] = [
       if (!last) return session.notice('No answer to copy yet.');
       session.writeRaw(osc52(last.text));
       session.notice('Copied the last answer.');
+    },
+  },
+  {
+    name: 'cost',
+    args: '',
+    description: "this session's spend by model (and what is left of --max-spend)",
+    async run(session) {
+      await session.refreshCap();
+      const { spend, cap } = session.latest();
+      session.notice(spendReport(spend, cap));
     },
   },
   { name: 'exit', args: '', description: 'leave the chat', run: (session) => session.exit() },

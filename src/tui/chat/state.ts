@@ -2,6 +2,7 @@ import type { ToolCall } from '../../chat/types.js';
 import { cut, emptyEditor, insert, withText, type Editor } from '../shared/editor.js';
 import { isTooLongToEdit, pastePlaceholder, placeholderBefore } from './paste.js';
 import type { Picker } from './picker.js';
+import { addSpend, type SessionSpend, type SpendCap } from './spend.js';
 
 /** One finished entry of the transcript; it goes to the scrollback and is never drawn again. */
 export interface TranscriptItem {
@@ -40,7 +41,12 @@ export interface ChatState {
   draft: string;
   model: string;
   toolsEnabled: boolean;
-  lastAnswer: { tokens: number; credits: number | null } | null;
+  /** The last answer: its tokens, what it cost, the model asked and the one that answered (a route may pick another). */
+  lastAnswer: { tokens: number; credits: number | null; asked: string; answeredBy: string | null } | null;
+  /** What this session has spent, by the model that answered. */
+  spend: SessionSpend;
+  /** The server-side cap of a `--max-spend` session. */
+  cap: SpendCap | null;
   balance: number | null;
   approval: PendingApproval | null;
   picker: Picker | null;
@@ -88,12 +94,15 @@ export type ChatEvent =
   | { type: 'pathMatches'; matches: string[] }
   | { type: 'model'; model: string }
   | { type: 'tools'; enabled: boolean }
-  | { type: 'lastAnswer'; tokens: number; credits: number | null }
+  | { type: 'lastAnswer'; tokens: number; credits: number | null; asked: string; answeredBy: string | null }
+  /** One request's charge, to the model that answered it. */
+  | { type: 'spent'; model: string; micro: number; tokens: number }
+  | { type: 'capRemaining'; remaining: number }
   | { type: 'balance'; balance: number | null }
   | { type: 'exitArmed'; armed: boolean }
   | { type: 'conversation'; id: string | null; items?: { kind: TranscriptItem['kind']; text: string; cancelled?: boolean }[] };
 
-export function initialState(options: { model: string; toolsEnabled: boolean; history?: string[] }): ChatState {
+export function initialState(options: { model: string; toolsEnabled: boolean; history?: string[]; maxSpend?: number | null }): ChatState {
   return {
     items: [],
     live: '',
@@ -108,6 +117,8 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
     model: options.model,
     toolsEnabled: options.toolsEnabled,
     lastAnswer: null,
+    spend: {},
+    cap: options.maxSpend != null ? { limit: options.maxSpend, remaining: null } : null,
     balance: null,
     approval: null,
     picker: null,
@@ -249,7 +260,11 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
     case 'tools':
       return { ...state, toolsEnabled: event.enabled };
     case 'lastAnswer':
-      return { ...state, lastAnswer: { tokens: event.tokens, credits: event.credits } };
+      return { ...state, lastAnswer: { tokens: event.tokens, credits: event.credits, asked: event.asked, answeredBy: event.answeredBy } };
+    case 'spent':
+      return { ...state, spend: addSpend(state.spend, event.model, event.micro, event.tokens) };
+    case 'capRemaining':
+      return state.cap ? { ...state, cap: { ...state.cap, remaining: event.remaining } } : state;
     case 'balance':
       return { ...state, balance: event.balance };
     case 'exitArmed':

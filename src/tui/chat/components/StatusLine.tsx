@@ -2,9 +2,7 @@ import { Text } from 'ink';
 import stringWidth from 'string-width';
 import { useTerminalSize } from '../../shared/use-terminal-size.js';
 import type { ChatState } from '../state.js';
-
-const credits = (value: number) =>
-  value === 0 ? '0' : value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : String(Number(value.toPrecision(2)));
+import { formatCredits as credits, toCredits, totalMicro } from '../spend.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -18,9 +16,14 @@ export function statusParts(state: ChatState, now: number): { left: string[]; hi
     if (state.progress.tool) left.push(`running ${state.progress.tool}`);
     return { left: [...left, state.model], hint: 'Esc cancels' };
   }
-  const left = [state.model];
-  if (state.lastAnswer) {
-    left.push(`${state.lastAnswer.tokens} tokens${state.lastAnswer.credits !== null ? ` · ${credits(state.lastAnswer.credits)} credits` : ''}`);
+  const last = state.lastAnswer;
+  // A route may have served another model than the one asked: the status line says which.
+  const answeredBy = last && last.asked === state.model && last.answeredBy && last.answeredBy !== state.model ? last.answeredBy : null;
+  const left = [answeredBy ? `${state.model} → ${answeredBy}` : state.model];
+  if (last) left.push(`${last.tokens} tokens${last.credits !== null ? ` · ${credits(last.credits)} credits` : ''}`);
+  if (last || state.cap) {
+    const spent = credits(toCredits(totalMicro(state.spend)));
+    left.push(state.cap ? `session ${spent} of max ${credits(state.cap.limit)}` : `session ${spent}`);
   }
   if (state.balance !== null) left.push(`balance ${credits(state.balance)}`);
   if (!state.toolsEnabled) left.push('tools off');
@@ -40,7 +43,7 @@ export function fitStatus(parts: { left: string[]; hint: string }, columns: numb
   return room >= stringWidth(parts.hint) + 2 ? `${left}${' '.repeat(room - stringWidth(parts.hint))}${parts.hint}` : left;
 }
 
-/** Model, what the last answer cost, the balance; while answering, time, tokens and the tool running. */
+/** Model (and the one that answered), what the last answer and the session cost, the balance; while answering, time, tokens and the tool running. */
 export function StatusLine({ state, now }: { state: ChatState; now: number }) {
   const { columns } = useTerminalSize();
   return <Text dimColor>{fitStatus(statusParts(state, now), columns)}</Text>;
