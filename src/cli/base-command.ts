@@ -1,10 +1,17 @@
-import { Command, Option, UsageError, type BaseContext } from 'clipanion';
+import { Command, Option, type BaseContext } from 'clipanion';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createClient } from '../client/client.js';
 import { VERSION } from '../version.js';
 import { ConfigError, resolveConnection } from './connection.js';
 import { ExitCode } from './exit-codes.js';
-import { writeJson } from './output.js';
+import { isTty, writeJson } from './output.js';
+
+/** No key to call with: a short hint, never a usage line (run.ts prints just the message). */
+export class NotLoggedInError extends Error {
+  constructor() {
+    super('Not logged in: run `svc auth login --with-token` (or `svc auth login` to paste a key), or set SVC_API_KEY.');
+  }
+}
 
 export interface SvcContext extends BaseContext {
   env: NodeJS.ProcessEnv;
@@ -27,31 +34,26 @@ export abstract class SvcCommand extends Command<SvcContext> {
   protected client(options: { requireKey?: boolean } = {}) {
     const connection = this.connection();
     if (options.requireKey !== false && !connection.apiKey) {
-      throw new UsageError('Not logged in: run `svc auth login` or set SVC_API_KEY.');
+      throw new NotLoggedInError();
     }
     return createClient({ baseUrl: connection.apiUrl, apiKey: connection.apiKey, userAgent: `svc-cli/${VERSION}` });
   }
 
-  /** Prints an error the way scripts expect (JSON on stderr) and returns the exit code. */
+  /**
+   * Prints an error for whoever reads stderr: one line for a person at a terminal, the JSON error
+   * body for a script. Returns the exit code.
+   */
   protected report(error: unknown): number {
     const { stderr, env } = this.context;
     if (error instanceof ApiRequestError) {
-      writeJson(stderr, error.body, env);
+      if (isTty(stderr)) stderr.write(`svc: ${humanApiError(error)}\n`);
+      else writeJson(stderr, error.body, env);
       return ExitCode.apiError;
     }
     if (error instanceof ConnectionError) {
-      writeJson(
-        stderr,
-        {
-          error: {
-            message: `${error.message}. Start a server with \`svc serve\`, or point to one with --api-url.`,
-            type: 'connection_error',
-            code: error.code,
-            param: null,
-          },
-        },
-        env,
-      );
+      const message = `${error.message}. Start a server with \`svc serve\`, or point to one with --api-url.`;
+      if (isTty(stderr)) stderr.write(`svc: ${message}\n`);
+      else writeJson(stderr, { error: { message, type: 'connection_error', code: error.code, param: null } }, env);
       return ExitCode.unreachable;
     }
     if (error instanceof ConfigError) {
@@ -60,4 +62,12 @@ export abstract class SvcCommand extends Command<SvcContext> {
     }
     throw error;
   }
+}
+
+/** `Unknown app 123 (HTTP 404 not_found, request req_abc)`: the message, then what identifies the failure. */
+export function humanApiError(error: ApiRequestError): string {
+  const { message, code, type, param } = error.body.error;
+  const what = [`HTTP ${error.status}`, code ?? type, param ? `param ${param}` : null].filter(Boolean).join(' ');
+  const request = error.requestId ? `, request ${error.requestId}` : '';
+  return `${message.replace(/\s*\n\s*/g, ' ')} (${what}${request})`;
 }

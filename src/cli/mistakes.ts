@@ -1,9 +1,9 @@
 import type { Definition } from 'clipanion';
-import { GROUP_DESCRIPTIONS } from '../contract/groups.js';
+import { shortUsage } from './help.js';
 import { namePlaceholders } from './placeholders.js';
 
 /** The words of a command line before its first option: what names the command. */
-const typedCommand = (argv: readonly string[]) => {
+export const typedCommand = (argv: readonly string[]) => {
   const end = argv.findIndex((word) => word.startsWith('-'));
   return end < 0 ? [...argv] : argv.slice(0, end);
 };
@@ -23,37 +23,6 @@ function distance(a: string, b: string): number {
   return previous[b.length] as number;
 }
 
-/** `svc api` alone, or `svc api <group>`: the groups, or the group's commands, a line each. */
-export function apiIndex(argv: readonly string[], definitions: Definition[]): string | null {
-  const words = typedCommand(argv);
-  if (words[0] !== 'api' || words.length > 2) return null;
-  const api = definitions.filter((d) => pathWords(d)[0] === 'api');
-  if (words.length === 1) {
-    const groups = [...new Set(api.map((d) => pathWords(d)[1] as string))];
-    const width = Math.max(...groups.map((g) => g.length));
-    return [
-      'svc api <group> <command> [arguments] [--flags]: call one operation of the API (JSON out).',
-      '',
-      'Groups (`svc api <group>` lists its commands):',
-      ...groups.map((group) => `  ${group.padEnd(width)}  ${GROUP_DESCRIPTIONS[group] ?? ''}`),
-      '',
-    ].join('\n');
-  }
-  const group = words[1] as string;
-  const members = api.filter((d) => pathWords(d)[1] === group && d.path !== `svc api ${group}`);
-  if (members.length === 0 || api.some((d) => d.path === `svc api ${group}`)) return null;
-  const names = members.map((d) => pathWords(d).slice(1).join(' '));
-  const width = Math.max(...names.map((n) => n.length));
-  return [
-    `svc api ${group}: ${GROUP_DESCRIPTIONS[group] ?? ''}`,
-    '',
-    ...members.map((d, i) => `  svc api ${(names[i] as string).padEnd(width)}  ${(d.description ?? '').trim()}`),
-    '',
-    'Each takes --help.',
-    '',
-  ].join('\n');
-}
-
 /**
  * What went wrong with a command line clipanion could not match: a command that exists but was
  * given without something it requires (named), or one that does not exist (the closest few by
@@ -67,7 +36,7 @@ export function explainMistake(argv: readonly string[], definitions: Definition[
     const given = new Set(argv.filter((w) => w.startsWith('--')).map((w) => w.split('=')[0]));
     const missing = exact.options.filter((o) => o.required && !o.definition.split(/[ ,]/).some((name) => given.has(name)));
     const what = missing.length > 0 ? missing.map((o) => namePlaceholders(o.definition)).join(', ') : 'its arguments';
-    return `svc ${typed}: missing ${what}. Usage: ${namePlaceholders(exact.usage.trim())}\nSee \`svc ${typed} --help\`.\n`;
+    return `svc ${typed}: missing ${what}. Usage: ${shortUsage(exact)}\nSee \`svc ${typed} --help\`.\n`;
   }
   const scored = definitions
     .map((d) => {
@@ -80,4 +49,18 @@ export function explainMistake(argv: readonly string[], definitions: Definition[
   const seen = new Set<string>();
   const lines = best.flatMap(({ d }) => (seen.has(d.path) ? [] : (seen.add(d.path), [`  ${d.path}`])));
   return `svc: command not found: \`svc ${typed}\`.${lines.length ? `\nDid you mean:\n${lines.join('\n')}` : ''}\nSee \`svc --help\`${words[0] === 'api' ? ' or `svc api`' : ''}.\n`;
+}
+
+/**
+ * A command line clipanion matched but refused (an unknown option, a bad value), or a command
+ * that refused its input: the message, then the command's short usage, not every flag.
+ */
+export function usageError(argv: readonly string[], definitions: Definition[], message: string): string {
+  const words = typedCommand(argv);
+  const matches = (d: Definition) => pathWords(d).every((word, i) => words[i] === word);
+  const definition = definitions.filter(matches).sort((a, b) => pathWords(b).length - pathWords(a).length)[0];
+  const reason = (message.split('\n\n')[0] ?? message).trim();
+  if (!definition) return `svc: ${reason}\nSee \`svc --help\`.\n`;
+  const name = pathWords(definition).join(' ');
+  return `svc ${name}: ${reason}\nUsage: ${shortUsage(definition)}\nSee \`svc ${name} --help\`.\n`;
 }

@@ -33,6 +33,7 @@ const NAMED: Record<string, string> = {
   '--payments': 'stripe|sandbox|off',
   '--app': 'app-uuid',
   '--json': 'json|@file|-',
+  '--jq': 'expression',
 };
 
 /** A command class's own table of option values (`static placeholders`), if it has one. */

@@ -1,11 +1,12 @@
 import { Builtins, Cli, UsageError, type CommandClass } from 'clipanion';
 import { VERSION } from '../version.js';
-import type { SvcContext } from './base-command.js';
+import { NotLoggedInError, type SvcContext } from './base-command.js';
 import { apiCommandFor } from './commands/api.js';
 import { ExitCode } from './exit-codes.js';
 import { loadManifest } from './manifest.js';
 import { namePlaceholders, placeholderTable } from './placeholders.js';
-import { apiIndex, explainMistake } from './mistakes.js';
+import { groupIndex, topHelp } from './help.js';
+import { explainMistake, typedCommand, usageError } from './mistakes.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
@@ -52,6 +53,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
 async function commandsFor(argv: readonly string[]): Promise<CommandClass<SvcContext>[]> {
   const manifest = await loadManifest();
   if (argv[0] === 'api') {
+    if (argv[1]?.startsWith('/')) return [(await import('./commands/api-raw.js')).ApiRawCommand];
     const words = argv.slice(1);
     const exact = manifest.filter((op) => op.cli.every((word, i) => words[i] === word));
     const group = manifest.filter((op) => op.cli[0] === words[0]);
@@ -124,8 +126,15 @@ export async function runCli(argv: string[], context: SvcContext): Promise<numbe
       }
     }
   }
-  // `svc api`, `svc api <group>` (with or without --help): an index, as gh prints one.
-  const index = apiIndex(argv.filter((w) => w !== '--help' && w !== '-h'), cli.definitions());
+  // `svc`, `svc --help`: the commands by category. `svc admin`, `svc api credits` (with or
+  // without --help): the group's commands, as gh lists them.
+  const helpAsked = argv.includes('--help') || argv.includes('-h');
+  const words = typedCommand(argv.filter((w) => w !== '--help' && w !== '-h'));
+  if ((words.length === 0 && (argv.length === 0 || helpAsked)) || (argv.length === 1 && argv[0] === 'help')) {
+    context.stdout.write(topHelp(cli.definitions()));
+    return ExitCode.ok;
+  }
+  const index = groupIndex(words, cli.definitions());
   if (index) {
     context.stdout.write(index);
     return ExitCode.ok;
@@ -135,9 +144,10 @@ export async function runCli(argv: string[], context: SvcContext): Promise<numbe
     command = cli.process(joinDashValues(argv, booleanFlags), context);
   } catch (error) {
     // A command line matching no command: say what is missing, or what was meant. Anything else
-    // (a value a validator refused) is clipanion's own, precise, message.
-    const unmatched = /command not found|not enough positional/i.test((error as Error).message);
-    context.stderr.write(unmatched ? explainMistake(argv, cli.definitions()) : cli.error(error, { colored }));
+    // (an unknown option, a value a validator refused): clipanion's message and the short usage.
+    const message = (error as Error).message;
+    const unmatched = /command not found|not enough positional/i.test(message);
+    context.stderr.write(unmatched ? explainMistake(argv, cli.definitions()) : usageError(argv, cli.definitions(), message));
     return ExitCode.usage;
   }
   if (command.help) {
@@ -161,8 +171,12 @@ export async function runCli(argv: string[], context: SvcContext): Promise<numbe
   try {
     return (await command.validateAndExecute()) ?? ExitCode.ok;
   } catch (error) {
+    if (error instanceof NotLoggedInError) {
+      context.stderr.write(`svc: ${error.message}\n`);
+      return ExitCode.usage;
+    }
     if (error instanceof UsageError) {
-      context.stderr.write(cli.error(error, { colored, command }));
+      context.stderr.write(usageError(argv, cli.definitions(), error.message));
       return ExitCode.usage;
     }
     context.stderr.write(cli.error(error, { colored, command }));

@@ -1,7 +1,7 @@
 import type { BodyInput, HttpMethod, ParamsInput, QueryInput, ResponseOf } from '../contract/operation.js';
-import { ApiRequestError, errorBodyFrom } from './errors.js';
+import { apiErrorFrom, parseJsonAnswer } from './errors.js';
 import { parseEventStream, type ServerSentEvent } from './sse.js';
-import { readText, send } from './transport.js';
+import { readText, send, type TransportRequest } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -45,44 +45,36 @@ export function createClient(options: ClientOptions) {
     ...(json ? { 'content-type': 'application/json' } : {}),
   });
 
-  async function open<O extends OperationRef>(op: O, input: CallInput<O>, accept?: string) {
+  /** The HTTP request an operation call makes (`svc api -i`/`--verbose` send it themselves). */
+  function requestFor<O extends OperationRef>(op: O, input: CallInput<O>, accept?: string): TransportRequest {
     const hasBody = input.body !== undefined;
-    const response = await send({
+    return {
       method: op.method,
       url: operationUrl(options.baseUrl, op, input.params ?? {}, input.query ?? {}),
       headers: { ...headers(hasBody), ...(accept ? { accept } : {}) },
       body: hasBody ? JSON.stringify(input.body) : undefined,
       signal: input.signal,
-    });
+    };
+  }
+
+  async function open<O extends OperationRef>(op: O, input: CallInput<O>, accept?: string) {
+    const response = await send(requestFor(op, input, accept));
     const status = response.statusCode ?? 0;
     if (status >= 400) {
-      const text = await readText(response);
-      let payload: unknown = text;
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        // keep the text
-      }
       const requestId = response.headers['x-request-id'];
-      throw new ApiRequestError(status, errorBodyFrom(status, payload), typeof requestId === 'string' ? requestId : null);
+      throw apiErrorFrom(status, await readText(response), typeof requestId === 'string' ? requestId : null);
     }
     return response;
   }
 
   return {
     baseUrl: options.baseUrl,
+    headers,
+    requestFor,
 
     async call<O extends OperationRef>(op: O, input: CallInput<O> = {}): Promise<ResponseOf<O>> {
       const response = await open(op, input);
-      const text = await readText(response);
-      try {
-        return (text ? JSON.parse(text) : null) as ResponseOf<O>;
-      } catch {
-        // Something between us and the API (a proxy, a wrong URL) answered with a page.
-        const status = response.statusCode ?? 0;
-        const body = errorBodyFrom(status, `not JSON from ${options.baseUrl} (is this an svc API?): ${text}`);
-        throw new ApiRequestError(status, { error: { ...body.error, type: 'invalid_response' } }, null);
-      }
+      return parseJsonAnswer(options.baseUrl, response.statusCode ?? 0, await readText(response)) as ResponseOf<O>;
     },
 
     /** Calls a streaming operation and yields its server-sent events as they arrive. */

@@ -43,3 +43,25 @@ export function errorBodyFrom(status: number, payload: unknown): ApiRequestError
   const text = typeof payload === 'string' ? payload.slice(0, 200) : '';
   return { error: { message: `HTTP ${status}${text ? `: ${text}` : ''}`, type: 'api_error', code: null, param: null } };
 }
+
+/** A failure answer (status ≥ 400) as the error it is, whatever its body holds. */
+export function apiErrorFrom(status: number, text: string, requestId: string | null): ApiRequestError {
+  let payload: unknown = text;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    // keep the text
+  }
+  return new ApiRequestError(status, errorBodyFrom(status, payload), requestId);
+}
+
+/** A success answer's JSON body (`null` when empty); anything else is no svc API answering. */
+export function parseJsonAnswer(baseUrl: string, status: number, text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    // Something between us and the API (a proxy, a wrong URL) answered with a page.
+    const body = errorBodyFrom(status, `not JSON from ${baseUrl} (is this an svc API?): ${text}`);
+    throw new ApiRequestError(status, { error: { ...body.error, type: 'invalid_response' } }, null);
+  }
+}

@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option, UsageError } from 'clipanion';
-import { readAll } from '../read-all.js';
+import { readAll, readFlagFile } from '../read-all.js';
 import type { Field } from '../../contract/json-schema.js';
 import type { OperationManifest } from '../../contract/manifest.js';
-import { SvcCommand } from '../base-command.js';
+import { ApiOutputCommand } from '../api-output-command.js';
+import type { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { kebab, flagKind, parseFlag, parseJsonBody } from '../flags.js';
-import { isTty, writeJson, writeJsonLine } from '../output.js';
+import { isTty, writeJsonLine } from '../output.js';
 import { placeholderOf } from '../placeholders.js';
 
 type Located = Field & { in: 'query' | 'body' };
@@ -44,7 +44,7 @@ export function apiCommandFor(op: OperationManifest) {
   // A list: pages by limit/offset, or by page_token (models).
   const paging = op.query.some((f) => f.name === 'offset') ? 'offset' : op.query.some((f) => f.name === 'page_token') ? 'token' : null;
 
-  class ApiOperationCommand extends SvcCommand {
+  class ApiOperationCommand extends ApiOutputCommand {
     static override paths = [['api', ...op.cli]];
     /** What each option's value is, for `--help`. */
     static placeholders = Object.fromEntries(flags.map((f) => [`--${kebab(f.name)}`, placeholderOf(f)]));
@@ -72,12 +72,7 @@ export function apiCommandFor(op: OperationManifest) {
       const given = this.json;
       if (given === undefined) return undefined;
       if (given === '-') return readAll(this.context.stdin);
-      if (!given.startsWith('@')) return given;
-      try {
-        return readFileSync(given.slice(1), 'utf8');
-      } catch (error) {
-        throw new UsageError(`--json ${given}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
-      }
+      return given.startsWith('@') ? readFlagFile(`--json ${given}`, given.slice(1)) : given;
     }
 
     constructor() {
@@ -119,10 +114,14 @@ export function apiCommandFor(op: OperationManifest) {
       const input = await this.request();
       try {
         const client = this.client({ requireKey: !op.auth.includes('none') });
-        if (op.stream && input.body?.stream === true) return await this.printStream(client, input);
+        const streamed = op.stream && input.body?.stream === true;
+        if (this.showsHead && (streamed || this.paginate)) {
+          throw new UsageError('-i and --verbose show one request: not with --paginate or --stream.');
+        }
+        if (streamed) return await this.printStream(client, input);
         if (this.paginate) return await this.printAllPages(client, input);
-        writeJson(this.context.stdout, await client.call(op, input), this.context.env);
-        return ExitCode.ok;
+        if (this.showsHead) return await this.send(client.requestFor(op, input), { expectJson: true });
+        return await this.emit(await client.call(op, input));
       } catch (error) {
         return this.report(error);
       }
@@ -138,8 +137,12 @@ export function apiCommandFor(op: OperationManifest) {
       let query = { ...input.query };
       for (;;) {
         const page = (await client.call(op, { ...input, query })) as { data: unknown[]; total?: number; next_page_token?: string | null };
-        if (piped) for (const item of page.data) writeJsonLine(this.context.stdout, item);
-        else items.push(...page.data);
+        if (piped) {
+          for (const item of page.data) {
+            const code = await this.emitLine(item);
+            if (code !== ExitCode.ok) return code;
+          }
+        } else items.push(...page.data);
         if (paging === 'token') {
           if (!page.next_page_token) break;
           query = { ...query, page_token: page.next_page_token };
@@ -149,8 +152,14 @@ export function apiCommandFor(op: OperationManifest) {
           query = { ...query, offset };
         }
       }
-      if (!piped) writeJson(this.context.stdout, { data: items, total: items.length }, this.context.env);
-      return ExitCode.ok;
+      return piped ? ExitCode.ok : this.emit({ data: items, total: items.length });
+    }
+
+    /** One value as one line (a page's item, a streamed event), through `--jq` when given. */
+    private emitLine(value: unknown): Promise<number> {
+      if (this.jq !== undefined) return this.emit(value);
+      writeJsonLine(this.context.stdout, value);
+      return Promise.resolve(ExitCode.ok);
     }
 
     /** One JSON object per line; an error event mid-stream goes to stderr and exits 1. */
@@ -167,7 +176,8 @@ export function apiCommandFor(op: OperationManifest) {
           writeJsonLine(this.context.stderr, data);
           return ExitCode.apiError;
         }
-        writeJsonLine(this.context.stdout, data);
+        const code = await this.emitLine(data);
+        if (code !== ExitCode.ok) return code;
       }
       return ExitCode.ok;
     }
