@@ -7,7 +7,10 @@ const totals = (row: UsageTotals) => ({
   requests: row.requests,
   refused_requests: row.refused,
   input_tokens: row.inputTokens,
+  cached_input_tokens: row.cacheReadTokens,
+  cache_write_tokens: row.cacheWriteTokens,
   output_tokens: row.outputTokens,
+  reasoning_tokens: row.reasoningTokens,
   credits: microToCredits(row.chargedMicro),
 });
 
@@ -23,14 +26,15 @@ export const usageHandlers: HandlerTable = {
   'usage.models': async ({ principal, query, services }) => {
     const window = services.usage.modelWindow(query);
     const caller = callerOf(principal);
-    const rows = await services.usage.byModel({ appUuid: caller.appUuid, address: caller.address, ...window });
+    const rows = await services.usage.byModel({ appUuid: caller.appUuid, livemode: !caller.isTest, address: caller.address, ...window });
     return { data: rows.map(modelTotals), ...window };
   },
 
   'developer.apps.usage': async ({ principal, params, query, services }) => {
     const app = await services.apps.get(principal.developerId, params.app_uuid);
     const window = services.usage.appWindow(query);
-    const filter = { appUuid: app.appUuid, ...window };
+    // Each mode sees its own usage only: a test key the test requests, a live key the live ones.
+    const filter = { appUuid: app.appUuid, livemode: principal.livemode, ...window };
     const [{ buckets, totals: sum }, models] = await Promise.all([
       services.usage.buckets(filter, query.granularity),
       services.usage.byModel(filter),
@@ -49,7 +53,7 @@ export const usageHandlers: HandlerTable = {
   'developer.apps.usage.users': async ({ principal, params, query, services }) => {
     const app = await services.apps.get(principal.developerId, params.app_uuid);
     const window = services.usage.appWindow(query);
-    const page = await services.usage.byUser({ appUuid: app.appUuid, ...window }, query);
+    const page = await services.usage.byUser({ appUuid: app.appUuid, livemode: principal.livemode, ...window }, query);
     return {
       data: page.items.map((row) => ({ address: row.address, ...totals(row) })),
       limit: query.limit,

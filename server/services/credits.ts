@@ -102,6 +102,7 @@ export function createCreditsService(deps: { store: Store; clock: Clock }) {
       } else {
         const rows = await store.usage.byModel({
           appUuid: principal.app.appUuid,
+          livemode: principal.livemode,
           address: principal.kind === 'user' ? principal.address : null,
           start: new Date(0).toISOString(),
           end: clock.now().toISOString(),

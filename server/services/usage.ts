@@ -3,7 +3,8 @@ import type { ApiError } from '../errors.js';
 import { callerOf } from './inference/caller.js';
 import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
-import type { Page, Store, UsageEvent, UsageFilter, UsageTotals } from '../store/types.js';
+import type { Page, Store, UsageEvent, UsageFilter } from '../store/types.js';
+import { addTotals, zeroTotals } from '../store/usage-rollups.js';
 import type { InferenceObserver } from './inference/observer.js';
 
 const MINUTE = 60_000;
@@ -34,8 +35,6 @@ function bucketStart(at: Date, granularity: 'day' | 'hour'): Date {
   return start;
 }
 
-const zero = (): UsageTotals => ({ requests: 0, refused: 0, inputTokens: 0, outputTokens: 0, chargedMicro: 0 });
-
 export function createUsageService(deps: { store: Store; clock: Clock; observer?: InferenceObserver }) {
   const { store, clock } = deps;
 
@@ -52,6 +51,7 @@ export function createUsageService(deps: { store: Store; clock: Clock; observer?
         provider: slash > 0 ? input.model.slice(0, slash) : '',
         model: slash > 0 ? input.model.slice(slash + 1) : input.model,
         operation: input.operation,
+        livemode: !caller.isTest,
         inputTokens: 0,
         outputTokens: 0,
         costMicro: 0,
@@ -102,16 +102,12 @@ export function createUsageService(deps: { store: Store; clock: Clock; observer?
       const rows = new Map((await store.usage.byBucket(filter, granularity)).map((row) => [row.bucket, row]));
       const width = granularity === 'day' ? 10 : 13;
       const buckets = [];
-      const totals = zero();
+      const totals = zeroTotals();
       for (let i = 0; i < count; i++) {
         const start = new Date(first + i * step).toISOString();
-        const row = rows.get(start.slice(0, width)) ?? zero();
+        const row = rows.get(start.slice(0, width)) ?? zeroTotals();
         buckets.push({ start, ...row });
-        totals.requests += row.requests;
-        totals.refused += row.refused;
-        totals.inputTokens += row.inputTokens;
-        totals.outputTokens += row.outputTokens;
-        totals.chargedMicro += row.chargedMicro;
+        addTotals(totals, row);
       }
       return { buckets, totals };
     },

@@ -232,8 +232,19 @@ export interface UsageEvent {
   provider: string;
   model: string;
   operation: string;
+  /** The mode of the key or user that made the request: reports show each mode only its own usage. */
+  livemode: boolean;
+  /** All input, the cache's parts included (each part below is inside it). */
   inputTokens: number;
   outputTokens: number;
+  /** Of the input: read from the provider's prompt cache, written to it for five minutes, for an hour. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
+  /** Of the output: spent on reasoning. */
+  reasoningTokens?: number;
+  /** The route targets tried before the one that answered (routes, #25); stored as JSON. */
+  attempts?: UsageAttempt[];
   costMicro: number;
   latencyMs: number;
   ttftMs: number | null;
@@ -243,6 +254,14 @@ export interface UsageEvent {
   at: string;
 }
 
+/** A route target that failed before another answered. */
+export interface UsageAttempt {
+  model: string;
+  errorClass: string;
+  latencyMs: number;
+}
+
+
 export interface UsageTotals {
   /** Every request, refused ones included. */
   requests: number;
@@ -250,6 +269,11 @@ export interface UsageTotals {
   refused: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of the input: read from the prompt cache, and written to it (five minutes and an hour together). */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Of the output: spent on reasoning. */
+  reasoningTokens: number;
   /** What was charged (less than the cost only when a balance ran out). */
   chargedMicro: number;
 }
@@ -257,6 +281,8 @@ export interface UsageTotals {
 /** Which usage rows a report covers: an app (optionally one user of it), between two times. */
 export interface UsageFilter {
   appUuid: string;
+  /** The caller's mode: a report covers that mode's usage only. */
+  livemode: boolean;
   address?: string | null;
   /** Inclusive, RFC 3339. */
   start: string;

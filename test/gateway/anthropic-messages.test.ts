@@ -348,7 +348,7 @@ describe('count_tokens', () => {
 
 describe('metering', () => {
   const usageOf = async () => {
-    const rows = await t.server.store.usage.byModel({ appUuid: t.appUuid, start: '2000-01-01T00:00:00.000Z', end: '2100-01-01T00:00:00.000Z' });
+    const rows = await t.server.store.usage.byModel({ appUuid: t.appUuid, livemode: true, start: '2000-01-01T00:00:00.000Z', end: '2100-01-01T00:00:00.000Z' });
     const row = rows.find((r) => r.provider === 'paid' && r.model === 'echo');
     return row ?? { requests: 0, inputTokens: 0, outputTokens: 0, chargedMicro: 0 };
   };

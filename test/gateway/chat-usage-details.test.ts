@@ -49,7 +49,7 @@ const longPrompt = (topic: string) => `You are an assistant for ${topic}. ${'Ans
 
 const credits = async () => Math.round((await t.call('GET', `${API}/credits/balance`)).body.credits * 1e6);
 const chargedMicro = async () => {
-  const rows = await t.server.store.usage.byModel({ appUuid: t.appUuid, start: '2000-01-01T00:00:00.000Z', end: '2100-01-01T00:00:00.000Z' });
+  const rows = await t.server.store.usage.byModel({ appUuid: t.appUuid, livemode: true, start: '2000-01-01T00:00:00.000Z', end: '2100-01-01T00:00:00.000Z' });
   return rows.reduce((sum, row) => sum + row.chargedMicro, 0);
 };
 

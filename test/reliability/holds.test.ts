@@ -132,6 +132,7 @@ function usage(appUuid: string, requestId: string, costMicro: number): UsageEven
     provider: 'paid',
     model: 'echo',
     operation: 'chat.completions',
+    livemode: true,
     inputTokens: 0,
     outputTokens: 0,
     costMicro,

@@ -143,7 +143,7 @@ describe('GET /metrics agrees with the usage rows', () => {
     expect(after.total('svc_requests_total', labels) - before.total('svc_requests_total', labels)).toBe(1);
 
     // A refusal's row keeps whatever model the body named: its label is `unknown`, never the name.
-    const row = { requestId: 'req_x', appUuid: t.appUuid, keyId: null, address: null, provider: 'acme', model: 'anything-a-caller-typed', operation: 'chat.completions', inputTokens: 0, outputTokens: 0, costMicro: 0, latencyMs: 0, ttftMs: null, status: 'refused' as const, errorCode: 'rate_limit_exceeded', at: LOOKED_UP.start };
+    const row = { requestId: 'req_x', appUuid: t.appUuid, keyId: null, address: null, provider: 'acme', model: 'anything-a-caller-typed', operation: 'chat.completions', livemode: true, inputTokens: 0, outputTokens: 0, costMicro: 0, latencyMs: 0, ttftMs: null, status: 'refused' as const, errorCode: 'rate_limit_exceeded', at: LOOKED_UP.start };
     t.server.observer.usageRecorded(row, 0);
     const text = await (await scrape()).text();
     expect(text).not.toContain('anything-a-caller-typed');

@@ -242,8 +242,12 @@ describe('every inference request leaves a usage row', () => {
     const report = await t.call('GET', appPath(t.appUuid, 'usage'), { key: reader });
     expectStatus(report, 200);
     expect(report.body.models).toEqual([
-      expect.objectContaining({ model: 'paid/echo', requests: 4, refused_requests: 2 }),
+      expect.objectContaining({ model: 'paid/echo', requests: 3, refused_requests: 1 }),
     ]);
+    // The test key's refusal is test usage: a test key's report shows it.
+    const testReader = (await t.server.services.apiKeys.create(t.appUuid, { name: 'test reader', is_test: true, role: 'read_only' })).secret;
+    const testReport = await t.call('GET', appPath(t.appUuid, 'usage'), { key: testReader });
+    expect(testReport.body.models).toEqual([expect.objectContaining({ model: 'paid/echo', requests: 1, refused_requests: 1 })]);
   });
 });
 

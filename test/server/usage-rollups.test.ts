@@ -21,6 +21,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 interface UsageRow {
   app_uuid: string;
+  livemode: boolean;
   key_id: string | null;
   address: string | null;
   provider: string;
@@ -28,6 +29,10 @@ interface UsageRow {
   status: string;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  reasoning_tokens: number;
   charged_micro: number;
   created_at: string;
 }
@@ -62,32 +67,35 @@ async function onDatabase(t: TestServer, statements: string[]): Promise<Record<s
   }
 }
 
-const NUMBERS = ['requests', 'refused', 'input_tokens', 'output_tokens', 'charged_micro'] as const;
+const NUMBERS = ['requests', 'refused', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'charged_micro'] as const;
+const ROW_COUNTS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'reasoning_tokens', 'charged_micro'] as const;
 
 async function usageRows(t: TestServer): Promise<UsageRow[]> {
   const rows = await onDatabase(t, [
-    `SELECT app_uuid, key_id, address, provider, model, status, input_tokens, output_tokens, charged_micro, created_at FROM usage_events`,
+    `SELECT app_uuid, livemode, key_id, address, provider, model, status, ${ROW_COUNTS.join(', ')}, created_at FROM usage_events`,
   ]);
   return rows.map((row) => ({
     ...(row as unknown as UsageRow),
-    input_tokens: Number(row.input_tokens),
-    output_tokens: Number(row.output_tokens),
-    charged_micro: Number(row.charged_micro),
+    livemode: Number(row.livemode) === 1,
+    ...Object.fromEntries(ROW_COUNTS.map((name) => [name, Number(row[name])])),
   }));
 }
 
 /** Each rollup table, with the dimensions of its key as a usage row gives them. */
+const mode = (row: UsageRow) => (row.livemode ? '1' : '0');
 const ROLLUPS: Record<string, (row: UsageRow) => Record<string, string>> = {
   usage_hourly: (row) => ({
     app_uuid: row.app_uuid,
+    livemode: mode(row),
     hour: row.created_at.slice(0, 13),
     address: row.address ?? '',
     key_id: row.key_id ?? '',
     provider: row.provider,
     model: row.model,
   }),
-  usage_hourly_models: (row) => ({ app_uuid: row.app_uuid, hour: row.created_at.slice(0, 13), provider: row.provider, model: row.model }),
-  usage_daily_users: (row) => ({ app_uuid: row.app_uuid, day: row.created_at.slice(0, 10), address: row.address ?? '' }),
+  usage_hourly_models: (row) => ({ app_uuid: row.app_uuid, livemode: mode(row), hour: row.created_at.slice(0, 13), provider: row.provider, model: row.model }),
+  usage_daily_users: (row) => ({ app_uuid: row.app_uuid, livemode: mode(row), day: row.created_at.slice(0, 10), address: row.address ?? '' }),
+  usage_hourly_users: (row) => ({ app_uuid: row.app_uuid, livemode: mode(row), hour: row.created_at.slice(0, 13), address: row.address ?? '' }),
 };
 
 /** Rollup rows keyed by their dimensions (the other columns), sorted, with numbers as numbers. */
@@ -96,12 +104,25 @@ const rollupTable = (rows: Record<string, unknown>[]) =>
     .map((row) => ({
       key: Object.entries(row)
         .filter(([name]) => !(NUMBERS as readonly string[]).includes(name))
-        .map(([name, value]) => `${name}=${String(value)}`)
+        // The mode is 0/1 in SQLite and a boolean in PostgreSQL.
+        .map(([name, value]) => `${name}=${name === 'livemode' ? Number(value) : String(value)}`)
         .sort()
         .join('|'),
       ...Object.fromEntries(NUMBERS.map((name) => [name, Number(row[name])])),
     }))
     .sort((a, b) => (a.key < b.key ? -1 : 1));
+
+/** One usage row's part in each rollup total. */
+const rowTotals = (row: UsageRow): Record<(typeof NUMBERS)[number], number> => ({
+  requests: 1,
+  refused: row.status === 'refused' ? 1 : 0,
+  input_tokens: row.input_tokens,
+  output_tokens: row.output_tokens,
+  cache_read_tokens: row.cache_read_tokens,
+  cache_write_tokens: row.cache_write_tokens + row.cache_write_1h_tokens,
+  reasoning_tokens: row.reasoning_tokens,
+  charged_micro: row.charged_micro,
+});
 
 /** What a rollup table should hold: the usage rows summed per its dimensions. */
 function rollupOf(rows: UsageRow[], dimensions: (row: UsageRow) => Record<string, string>) {
@@ -109,12 +130,9 @@ function rollupOf(rows: UsageRow[], dimensions: (row: UsageRow) => Record<string
   for (const row of rows) {
     const dims = dimensions(row);
     const key = Object.values(dims).join('|');
-    const sum = sums.get(key) ?? { ...dims, requests: 0, refused: 0, input_tokens: 0, output_tokens: 0, charged_micro: 0 };
-    sum.requests = (sum.requests as number) + 1;
-    sum.refused = (sum.refused as number) + (row.status === 'refused' ? 1 : 0);
-    sum.input_tokens = (sum.input_tokens as number) + row.input_tokens;
-    sum.output_tokens = (sum.output_tokens as number) + row.output_tokens;
-    sum.charged_micro = (sum.charged_micro as number) + row.charged_micro;
+    const sum = sums.get(key) ?? { ...dims, ...Object.fromEntries(NUMBERS.map((name) => [name, 0])) };
+    const totals = rowTotals(row);
+    for (const name of NUMBERS) sum[name] = (sum[name] as number) + totals[name];
     sums.set(key, sum);
   }
   return rollupTable([...sums.values()]);
@@ -133,7 +151,10 @@ function totalsOf(rows: UsageRow[]) {
     requests: rows.length,
     refused_requests: rows.filter((row) => row.status === 'refused').length,
     input_tokens: rows.reduce((sum, row) => sum + row.input_tokens, 0),
+    cached_input_tokens: rows.reduce((sum, row) => sum + row.cache_read_tokens, 0),
+    cache_write_tokens: rows.reduce((sum, row) => sum + row.cache_write_tokens + row.cache_write_1h_tokens, 0),
     output_tokens: rows.reduce((sum, row) => sum + row.output_tokens, 0),
+    reasoning_tokens: rows.reduce((sum, row) => sum + row.reasoning_tokens, 0),
     credits: microToCredits(rows.reduce((sum, row) => sum + row.charged_micro, 0)),
   };
 }
@@ -146,10 +167,15 @@ function groupBy<K>(rows: UsageRow[], keyOf: (row: UsageRow) => K): Map<K, Usage
 
 const bytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The reports of one app (and optionally one user) over [start, end], computed from the usage rows. */
-function expectedReports(rows: UsageRow[], appUuid: string, start: string, end: string, address?: string) {
+/** The reports of one app in one mode (and optionally one user) over [start, end], computed from the usage rows. */
+function expectedReports(rows: UsageRow[], appUuid: string, livemode: boolean, start: string, end: string, address?: string) {
   const inWindow = rows.filter(
-    (row) => row.app_uuid === appUuid && row.created_at >= start && row.created_at <= end && (address === undefined || row.address === address),
+    (row) =>
+      row.app_uuid === appUuid &&
+      row.livemode === livemode &&
+      row.created_at >= start &&
+      row.created_at <= end &&
+      (address === undefined || row.address === address),
   );
   const charged = (group: UsageRow[]) => group.reduce((sum, row) => sum + row.charged_micro, 0);
   const models = [...groupBy(inWindow, (row) => `${row.provider}/${row.model}`)]
@@ -242,34 +268,41 @@ describe('usage rollups', () => {
       ['2026-03-01T00:00:00.000Z', '2026-03-02T14:10:00.000Z'], // a whole day, whole hours, a last hour with requests after the end
     ];
     const apps = [t.appUuid, second.appUuid, broke.appUuid];
+    // The owner's live admin key reads the live usage; a test key of the owner, the test usage.
+    const testReader = (await createKey(t, t.appUuid, { name: 'test reader', role: 'read_only', is_test: true })).secret as string;
+    const readers = [
+      { livemode: true, key: t.liveKey },
+      { livemode: false, key: testReader },
+    ];
     for (const [start, end] of windows) {
-      for (const appUuid of apps) {
-        const expected = expectedReports(rows, appUuid, start, end);
-        const usage = await t.call('GET', `${appPath(appUuid, 'usage')}?granularity=hour&start_time=${start}&end_time=${end}`);
+      for (const appUuid of apps) for (const { livemode, key } of readers) {
+        const expected = expectedReports(rows, appUuid, livemode, start, end);
+        const get = (path: string) => t.call('GET', path, { key });
+        const usage = await get(`${appPath(appUuid, 'usage')}?granularity=hour&start_time=${start}&end_time=${end}`);
         expectStatus(usage, 200);
         expect(usage.body.models, `${appUuid} ${start}..${end}`).toEqual(expected.models);
         for (const bucket of usage.body.data) expect(bucket).toEqual({ start: bucket.start, ...totalsOf(expected.hours.get(bucket.start) ?? []) });
         // The totals are the buckets' (a window ending exactly on an hour has no bucket for its last millisecond).
         const bucketed = usage.body.data.flatMap((bucket: { start: string }) => expected.hours.get(bucket.start) ?? []);
         expect(usage.body.totals).toEqual(totalsOf(bucketed));
-        const days = await t.call('GET', `${appPath(appUuid, 'usage')}?start_time=${start}&end_time=${end}`);
+        const days = await get(`${appPath(appUuid, 'usage')}?start_time=${start}&end_time=${end}`);
         expectStatus(days, 200);
         expect(days.body.models).toEqual(expected.models);
         for (const bucket of days.body.data) expect(bucket).toEqual({ start: bucket.start, ...totalsOf(expected.days.get(bucket.start) ?? []) });
         const dayBucketed = days.body.data.flatMap((bucket: { start: string }) => expected.days.get(bucket.start) ?? []);
         expect(days.body.totals).toEqual(totalsOf(dayBucketed));
-        const perUser = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}`);
+        const perUser = await get(`${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}`);
         expect(perUser.body).toMatchObject({ total: expected.users.length, data: expected.users });
-        const page = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&limit=1&offset=1`);
+        const page = await get(`${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&limit=1&offset=1`);
         expect(page.body).toMatchObject({ total: expected.users.length, data: expected.users.slice(1, 2) });
-        const past = await t.call('GET', `${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&offset=${expected.users.length}`);
+        const past = await get(`${appPath(appUuid, 'usage', 'users')}?start_time=${start}&end_time=${end}&offset=${expected.users.length}`);
         expect(past.body).toMatchObject({ total: expected.users.length, data: [] });
       }
-      // A user's own report covers that user only.
+      // A user's own report covers that user only (a sandbox user: in test mode).
       for (const user of users) {
         const mine = await t.call('GET', `${API}/usage/models?start=${start}&end=${end}`, await signIn(user));
         expectStatus(mine, 200);
-        expect(mine.body.data).toEqual(expectedReports(rows, t.appUuid, start, end, user).models);
+        expect(mine.body.data).toEqual(expectedReports(rows, t.appUuid, false, start, end, user).models);
       }
     }
 

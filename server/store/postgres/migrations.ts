@@ -1,4 +1,4 @@
-import { backfillUsageRollupsSql } from '../usage-backfill.js';
+import { backfillUsageRollupsSql, backfillUsageRollupsSql15 } from '../usage-backfill.js';
 
 /**
  * Numbered schema migrations of the PostgreSQL store, applied in order at start under an
@@ -16,6 +16,16 @@ export interface PgMigration {
   name: string;
   sql: string;
 }
+
+/** The totals each rollup row keeps, as migration 11 made them. */
+const ROLLUP_TOTALS_11 = `requests           BIGINT NOT NULL,
+        refused            BIGINT NOT NULL,
+        input_tokens       BIGINT NOT NULL,
+        output_tokens      BIGINT NOT NULL,
+        cache_read_tokens  BIGINT NOT NULL,
+        cache_write_tokens BIGINT NOT NULL,
+        reasoning_tokens   BIGINT NOT NULL,
+        charged_micro      BIGINT NOT NULL,`;
 
 export const pgMigrations: PgMigration[] = [
   {
@@ -369,7 +379,7 @@ export const pgMigrations: PgMigration[] = [
         charged_micro  BIGINT NOT NULL,
         PRIMARY KEY (app_uuid, day, address)
       );
-      ${backfillUsageRollupsSql}
+      ${backfillUsageRollupsSql15}
       -- svc serve --check lists the shortfalls: a few rows, found without reading every usage row.
       CREATE INDEX usage_events_shortfall ON usage_events (id) WHERE charged_micro < cost_micro;
     `,
@@ -458,6 +468,74 @@ export const pgMigrations: PgMigration[] = [
       ALTER TABLE app_users ADD COLUMN budget_period TEXT;
       ALTER TABLE app_users ADD COLUMN budget_window_start TEXT;
       ALTER TABLE app_users ADD COLUMN budget_spent_micro BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 11,
+    name: 'usage by mode, with the counts each charge used, and room for route attempts (SQLite 23)',
+    sql: `
+      -- Live and test usage never meet: a usage row keeps the mode of the key or user that made
+      -- it, and each rollup has the mode in its key. Rows written before are live, except those of
+      -- test keys and of the users of an app signing in through the sandbox identity provider.
+      ALTER TABLE usage_events ADD COLUMN livemode BOOLEAN NOT NULL DEFAULT true;
+      UPDATE usage_events SET livemode = false
+        WHERE key_id IN (SELECT key_id FROM api_keys WHERE is_test)
+           OR (address IS NOT NULL AND app_uuid IN (SELECT app_uuid FROM apps WHERE substr(idp_app_id, 1, 8) = 'sandbox_'));
+      DROP INDEX usage_events_app_time;
+      CREATE INDEX usage_events_app_time ON usage_events (app_uuid, livemode, created_at);
+      DROP INDEX usage_events_app_address_time;
+      CREATE INDEX usage_events_app_address_time ON usage_events (app_uuid, livemode, address, created_at);
+
+      -- Each count the charge used: parts of input_tokens (cache read, cache written for five
+      -- minutes, for an hour) and of output_tokens (reasoning).
+      ALTER TABLE usage_events ADD COLUMN cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN cache_write_1h_tokens BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN reasoning_tokens BIGINT NOT NULL DEFAULT 0,
+        -- The route targets tried before the one that answered: JSON [{model, error_class, latency_ms}].
+        ADD COLUMN attempts TEXT;
+
+      -- The rollups again, with the mode in their keys and the cache and reasoning counts summed,
+      -- and one more: per user and hour, for the per-user report's hours outside whole days.
+      DROP TABLE usage_hourly, usage_hourly_models, usage_daily_users;
+      CREATE TABLE usage_hourly (
+        app_uuid           TEXT NOT NULL,
+        livemode           BOOLEAN NOT NULL,
+        hour               TEXT COLLATE "C" NOT NULL,
+        address            TEXT NOT NULL,
+        key_id             TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        ${ROLLUP_TOTALS_11}
+        PRIMARY KEY (app_uuid, livemode, hour, address, key_id, provider, model)
+      );
+      CREATE INDEX usage_hourly_user ON usage_hourly (app_uuid, livemode, address, hour);
+      CREATE TABLE usage_hourly_models (
+        app_uuid           TEXT NOT NULL,
+        livemode           BOOLEAN NOT NULL,
+        hour               TEXT COLLATE "C" NOT NULL,
+        provider           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        ${ROLLUP_TOTALS_11}
+        PRIMARY KEY (app_uuid, livemode, hour, provider, model)
+      );
+      CREATE TABLE usage_daily_users (
+        app_uuid           TEXT NOT NULL,
+        livemode           BOOLEAN NOT NULL,
+        day                TEXT COLLATE "C" NOT NULL,
+        address            TEXT NOT NULL,
+        ${ROLLUP_TOTALS_11}
+        PRIMARY KEY (app_uuid, livemode, day, address)
+      );
+      CREATE TABLE usage_hourly_users (
+        app_uuid           TEXT NOT NULL,
+        livemode           BOOLEAN NOT NULL,
+        hour               TEXT COLLATE "C" NOT NULL,
+        address            TEXT NOT NULL,
+        ${ROLLUP_TOTALS_11}
+        PRIMARY KEY (app_uuid, livemode, hour, address)
+      );
+      ${backfillUsageRollupsSql}
     `,
   },
 ];

@@ -1,66 +1,36 @@
 import type { Query, Sql } from './database.js';
+import { USAGE_ROLLUPS, TOTAL_COLUMNS, addToRollupSql, attemptsJson, rowTotals, sumTotals, totalsOf } from '../usage-rollups.js';
 import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
 import type { Store, UsageEvent, UsageFilter, UsageTotals } from '../types.js';
 
 // SUM of a BIGINT is NUMERIC in PostgreSQL (a string to postgres.js): cast back to BIGINT so the
 // totals come back as numbers, as SQLite's do.
-const SUMS = `SUM(requests)::bigint AS requests, SUM(refused)::bigint AS refused,
-  SUM(input_tokens)::bigint AS "inputTokens", SUM(output_tokens)::bigint AS "outputTokens",
-  SUM(charged_micro)::bigint AS "chargedMicro"`;
-
-type TotalsRow = UsageTotals;
-
-const totals = (row: TotalsRow): UsageTotals => ({
-  requests: row.requests,
-  refused: row.refused,
-  inputTokens: row.inputTokens,
-  outputTokens: row.outputTokens,
-  chargedMicro: row.chargedMicro,
-});
+const SUMS = sumTotals('::bigint');
 
 /** The columns of a usage row, in the order `usageWrites` gives them. */
-const USAGE_COLUMNS = `request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
-  output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at`;
-const TOTAL_COLUMNS = 'requests, refused, input_tokens, output_tokens, charged_micro';
-const ADD_TOTALS = `requests = r.requests + EXCLUDED.requests, refused = r.refused + EXCLUDED.refused,
-  input_tokens = r.input_tokens + EXCLUDED.input_tokens, output_tokens = r.output_tokens + EXCLUDED.output_tokens,
-  charged_micro = r.charged_micro + EXCLUDED.charged_micro`;
+const USAGE_COLUMNS = `request_id, app_uuid, livemode, key_id, address, provider, model, operation, input_tokens, output_tokens,
+  cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_micro, charged_micro,
+  latency_ms, ttft_ms, status, error_code, attempts, created_at`;
 
 /**
- * The usage row of a request and its additions to the rollups the reports read (usage-window.ts),
+ * The usage row of a request and its additions to the rollups the reports read (usage-rollups.ts),
  * as CTEs of the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`), so all are written by
  * the statement that settles the request, in one round trip. `from` names the CTE whose one row's
- * `charged` is what was charged. Rollup rows keep '' for a missing address or key: a primary key
- * treats NULLs as distinct, and the reports already count API-key requests (address null) as one user.
+ * `charged` is what was charged. The rollups take their values from the usage row it returns.
  */
 export function usageWrites(q: Query, event: UsageEvent, costMicro: number, from: string) {
   const source = q.unsafe(from);
-  const hour = q`substr(${event.at}::text, 1, ${HOUR_KEY_LENGTH}::int)`;
-  const rowTotals = q`1, ${event.status === 'refused' ? 1 : 0}, ${event.inputTokens}, ${event.outputTokens}, charged`;
-  const addTotals = q.unsafe(ADD_TOTALS);
+  const rollups = USAGE_ROLLUPS.map((rollup, i) => q.unsafe(`, usage_rollup_${i} AS (${addToRollupSql(rollup, 'usage_row', 'r')})`));
   return q`
     usage_row AS (
       INSERT INTO usage_events (${q.unsafe(USAGE_COLUMNS)})
-      SELECT ${event.requestId}, ${event.appUuid}, ${event.keyId}, ${event.address}, ${event.provider}, ${event.model},
-        ${event.operation}, ${event.inputTokens}, ${event.outputTokens}, ${costMicro}, charged,
-        ${event.latencyMs}, ${event.ttftMs}, ${event.status}, ${event.errorCode}, ${event.at}
+      SELECT ${event.requestId}, ${event.appUuid}, ${event.livemode}, ${event.keyId}, ${event.address}, ${event.provider}, ${event.model},
+        ${event.operation}, ${event.inputTokens}, ${event.outputTokens}, ${event.cacheReadTokens ?? 0}, ${event.cacheWriteTokens ?? 0},
+        ${event.cacheWrite1hTokens ?? 0}, ${event.reasoningTokens ?? 0}, ${costMicro}, charged,
+        ${event.latencyMs}, ${event.ttftMs}, ${event.status}, ${event.errorCode}, ${attemptsJson(event.attempts)}, ${event.at}
       FROM ${source}
-    ), usage_by_user AS (
-      INSERT INTO usage_hourly AS r (app_uuid, hour, address, key_id, provider, model, ${q.unsafe(TOTAL_COLUMNS)})
-      SELECT ${event.appUuid}, ${hour}, ${event.address ?? ''}, ${event.keyId ?? ''}, ${event.provider}, ${event.model}, ${rowTotals}
-      FROM ${source}
-      ON CONFLICT (app_uuid, hour, address, key_id, provider, model) DO UPDATE SET ${addTotals}
-    ), usage_by_model AS (
-      INSERT INTO usage_hourly_models AS r (app_uuid, hour, provider, model, ${q.unsafe(TOTAL_COLUMNS)})
-      SELECT ${event.appUuid}, ${hour}, ${event.provider}, ${event.model}, ${rowTotals}
-      FROM ${source}
-      ON CONFLICT (app_uuid, hour, provider, model) DO UPDATE SET ${addTotals}
-    ), usage_by_day AS (
-      INSERT INTO usage_daily_users AS r (app_uuid, day, address, ${q.unsafe(TOTAL_COLUMNS)})
-      SELECT ${event.appUuid}, substr(${event.at}::text, 1, ${DAY_KEY_LENGTH}::int), ${event.address ?? ''}, ${rowTotals}
-      FROM ${source}
-      ON CONFLICT (app_uuid, day, address) DO UPDATE SET ${addTotals}
-    )`;
+      RETURNING *
+    )${rollups}`;
 }
 
 const IN_WINDOW = 'HAVING SUM(requests) > 0';
@@ -68,15 +38,16 @@ const IN_WINDOW = 'HAVING SUM(requests) > 0';
 /**
  * Usage reports, with SQLite's ordering: text sorts by bytes (COLLATE "C", whatever the
  * database's collation) and a null address sorts first, as it does in SQLite. Each reads a
- * window's usage as rollup-shaped rows: the rollups of its whole days and hours to the end of its
- * last hour, the usage rows of its partial first hour, and, negated, the usage rows of its last
- * hour after its end (usage-window.ts). A group whose requests add up to none had no row in the window.
+ * window's usage of one app in one mode as rollup-shaped rows: the rollups of its whole days and
+ * hours to the end of its last hour, the usage rows of its partial first hour, and, negated, the
+ * usage rows of its last hour after its end (usage-window.ts). A group whose requests add up to
+ * none had no row in the window.
  */
 export function createUsageRepository(sql: Sql): Store['usage'] {
-  const rowTotals = sql`1, (status = 'refused')::int, input_tokens, output_tokens, COALESCE(charged_micro, 0)`;
-  const rowTotalsTaken = sql`-1, -(status = 'refused')::int, -input_tokens, -output_tokens, -COALESCE(charged_micro, 0)`;
   const totalColumns = sql.unsafe(TOTAL_COLUMNS);
   const inWindow = sql.unsafe(IN_WINDOW);
+  const sums = sql.unsafe(SUMS);
+  const ofApp = (filter: UsageFilter) => sql`app_uuid = ${filter.appUuid} AND livemode = ${filter.livemode}`;
   // A null address reports on the whole app; otherwise on one user of it.
   const ofAddress = (filter: UsageFilter) => sql`(${filter.address ?? null}::text IS NULL OR address = ${filter.address ?? null}::text)`;
 
@@ -84,11 +55,11 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
   const edges = (filter: UsageFilter, columns: ReturnType<typeof sql.unsafe>) => {
     const { headEnd, tailEnd } = splitUsageWindow(filter);
     return sql`
-      SELECT ${columns}, ${rowTotals} FROM usage_events
-        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)}
+      SELECT ${columns}, ${sql.unsafe(rowTotals())} FROM usage_events
+        WHERE ${ofApp(filter)} AND ${ofAddress(filter)}
           AND created_at >= ${filter.start} AND created_at < ${headEnd} AND created_at <= ${filter.end}
-      UNION ALL SELECT ${columns}, ${rowTotalsTaken} FROM usage_events
-        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)} AND created_at > ${filter.end} AND created_at < ${tailEnd}`;
+      UNION ALL SELECT ${columns}, ${sql.unsafe(rowTotals('-'))} FROM usage_events
+        WHERE ${ofApp(filter)} AND ${ofAddress(filter)} AND created_at > ${filter.end} AND created_at < ${tailEnd}`;
   };
 
   /** By hour and model: the app's own rollup, or one user's rows of the detailed one. */
@@ -97,9 +68,9 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
     const rollup =
       filter.address == null
         ? sql`SELECT hour, provider, model, ${totalColumns} FROM usage_hourly_models
-            WHERE app_uuid = ${filter.appUuid} AND hour >= ${fromHour} AND hour < ${toHour}`
+            WHERE ${ofApp(filter)} AND hour >= ${fromHour} AND hour < ${toHour}`
         : sql`SELECT hour, provider, model, ${totalColumns} FROM usage_hourly
-            WHERE app_uuid = ${filter.appUuid} AND address = ${filter.address} AND hour >= ${fromHour} AND hour < ${toHour}`;
+            WHERE ${ofApp(filter)} AND address = ${filter.address} AND hour >= ${fromHour} AND hour < ${toHour}`;
     return sql`(${rollup} UNION ALL ${edges(filter, sql.unsafe(`substr(created_at, 1, ${HOUR_KEY_LENGTH}) COLLATE "C", provider, model`))}) AS window_usage`;
   };
 
@@ -107,11 +78,11 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
   const users = (filter: UsageFilter) => {
     const { fromHour, toHour, fromDay, toDay } = splitUsageWindow(filter);
     const byHour = (from: string, to: string) => sql`
-      SELECT address, ${totalColumns} FROM usage_hourly
-        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)} AND hour >= ${from} AND hour < ${to}`;
+      SELECT address, ${totalColumns} FROM usage_hourly_users
+        WHERE ${ofApp(filter)} AND ${ofAddress(filter)} AND hour >= ${from} AND hour < ${to}`;
     return sql`(
       SELECT address AS who, ${totalColumns} FROM usage_daily_users
-        WHERE app_uuid = ${filter.appUuid} AND ${ofAddress(filter)} AND day >= ${fromDay} AND day < ${toDay}
+        WHERE ${ofApp(filter)} AND ${ofAddress(filter)} AND day >= ${fromDay} AND day < ${toDay}
       UNION ALL ${byHour(fromHour, fromDay)}
       UNION ALL ${byHour(toDay, toHour)}
       UNION ALL ${edges(filter, sql.unsafe(`COALESCE(address, '')`))}
@@ -125,24 +96,24 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
     },
 
     async byModel(filter) {
-      const rows = await sql<(TotalsRow & { provider: string; model: string })[]>`
-        SELECT provider, model, ${sql.unsafe(SUMS)} FROM ${hours(filter)}
+      const rows = await sql<(UsageTotals & { provider: string; model: string })[]>`
+        SELECT provider, model, ${sums} FROM ${hours(filter)}
         GROUP BY provider, model ${inWindow} ORDER BY "chargedMicro" DESC, provider COLLATE "C", model COLLATE "C"`;
-      return rows.map((row) => ({ provider: row.provider, model: row.model, ...totals(row) }));
+      return rows.map((row) => ({ provider: row.provider, model: row.model, ...totalsOf(row) }));
     },
 
     async byBucket(filter, granularity) {
       const width = granularity === 'day' ? DAY_KEY_LENGTH : HOUR_KEY_LENGTH;
-      const rows = await sql<(TotalsRow & { bucket: string })[]>`
-        SELECT substr(hour, 1, ${width}::int) AS bucket, ${sql.unsafe(SUMS)}
+      const rows = await sql<(UsageTotals & { bucket: string })[]>`
+        SELECT substr(hour, 1, ${width}::int) AS bucket, ${sums}
         FROM ${hours(filter)} GROUP BY 1 ${inWindow} ORDER BY 1`;
-      return rows.map((row) => ({ bucket: row.bucket, ...totals(row) }));
+      return rows.map((row) => ({ bucket: row.bucket, ...totalsOf(row) }));
     },
 
     async byUser(filter, page) {
       // The page and, beside each of its rows, how many users there are in all (one pass over the rollups).
-      const rows = await sql<(TotalsRow & { address: string | null; users: number })[]>`
-        SELECT NULLIF(who, '') AS address, ${sql.unsafe(SUMS)}, COUNT(*) OVER () AS users FROM ${users(filter)} GROUP BY who ${inWindow}
+      const rows = await sql<(UsageTotals & { address: string | null; users: number })[]>`
+        SELECT NULLIF(who, '') AS address, ${sums}, COUNT(*) OVER () AS users FROM ${users(filter)} GROUP BY who ${inWindow}
         ORDER BY "chargedMicro" DESC, requests DESC, who COLLATE "C"
         LIMIT ${page.limit} OFFSET ${page.offset}`;
       // Past the last page there is no row to say how many users there are: count them.
@@ -152,7 +123,7 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
         return count?.n ?? 0;
       };
       const total = rows[0]?.users ?? (page.offset === 0 ? 0 : await countUsers());
-      return { items: rows.map((row) => ({ address: row.address, ...totals(row) })), total };
+      return { items: rows.map((row) => ({ address: row.address, ...totalsOf(row) })), total };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { backfillUsageRollupsSql } from '../usage-backfill.js';
+import { backfillUsageRollupsSql, backfillUsageRollupsSql15 } from '../usage-backfill.js';
 
 /**
  * Numbered schema migrations, applied in order at start; `PRAGMA user_version` records the last
@@ -14,6 +14,16 @@ export interface Migration {
    */
   rebuildsTables?: boolean;
 }
+
+/** The totals each rollup row keeps, as migration 23 made them. */
+const ROLLUP_TOTALS_23 = `requests           INTEGER NOT NULL,
+        refused            INTEGER NOT NULL,
+        input_tokens       INTEGER NOT NULL,
+        output_tokens      INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        charged_micro      INTEGER NOT NULL,`;
 
 export const migrations: Migration[] = [
   {
@@ -481,7 +491,7 @@ export const migrations: Migration[] = [
         charged_micro  INTEGER NOT NULL,
         PRIMARY KEY (app_uuid, day, address)
       ) WITHOUT ROWID;
-      ${backfillUsageRollupsSql}
+      ${backfillUsageRollupsSql15}
       -- svc serve --check lists the shortfalls: a few rows, found without reading every usage row.
       CREATE INDEX usage_events_shortfall ON usage_events (id) WHERE charged_micro < cost_micro;
     `,
@@ -565,6 +575,76 @@ export const migrations: Migration[] = [
       ALTER TABLE app_users ADD COLUMN budget_period TEXT;
       ALTER TABLE app_users ADD COLUMN budget_window_start TEXT;
       ALTER TABLE app_users ADD COLUMN budget_spent_micro INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 23,
+    name: 'usage by mode, with the counts each charge used, and room for route attempts (PostgreSQL 11)',
+    sql: `
+      -- Live and test usage never meet: a usage row keeps the mode of the key or user that made
+      -- it, and each rollup has the mode in its key. Rows written before are live, except those of
+      -- test keys and of the users of an app signing in through the sandbox identity provider.
+      ALTER TABLE usage_events ADD COLUMN livemode INTEGER NOT NULL DEFAULT 1 CHECK (livemode IN (0, 1));
+      UPDATE usage_events SET livemode = 0
+        WHERE key_id IN (SELECT key_id FROM api_keys WHERE is_test = 1)
+           OR (address IS NOT NULL AND app_uuid IN (SELECT app_uuid FROM apps WHERE substr(idp_app_id, 1, 8) = 'sandbox_'));
+      DROP INDEX usage_events_app_time;
+      CREATE INDEX usage_events_app_time ON usage_events (app_uuid, livemode, created_at);
+      DROP INDEX usage_events_app_address_time;
+      CREATE INDEX usage_events_app_address_time ON usage_events (app_uuid, livemode, address, created_at);
+
+      -- Each count the charge used: parts of input_tokens (cache read, cache written for five
+      -- minutes, for an hour) and of output_tokens (reasoning).
+      ALTER TABLE usage_events ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_events ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_events ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_events ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+      -- The route targets tried before the one that answered: JSON [{model, error_class, latency_ms}].
+      ALTER TABLE usage_events ADD COLUMN attempts TEXT;
+
+      -- The rollups again, with the mode in their keys and the cache and reasoning counts summed,
+      -- and one more: per user and hour, for the per-user report's hours outside whole days.
+      DROP TABLE usage_hourly;
+      DROP TABLE usage_hourly_models;
+      DROP TABLE usage_daily_users;
+      CREATE TABLE usage_hourly (
+        app_uuid           TEXT NOT NULL,
+        livemode           INTEGER NOT NULL,
+        hour               TEXT NOT NULL,
+        address            TEXT NOT NULL,
+        key_id             TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        ${ROLLUP_TOTALS_23}
+        PRIMARY KEY (app_uuid, livemode, hour, address, key_id, provider, model)
+      ) WITHOUT ROWID;
+      CREATE INDEX usage_hourly_user ON usage_hourly (app_uuid, livemode, address, hour);
+      CREATE TABLE usage_hourly_models (
+        app_uuid           TEXT NOT NULL,
+        livemode           INTEGER NOT NULL,
+        hour               TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        ${ROLLUP_TOTALS_23}
+        PRIMARY KEY (app_uuid, livemode, hour, provider, model)
+      ) WITHOUT ROWID;
+      CREATE TABLE usage_daily_users (
+        app_uuid           TEXT NOT NULL,
+        livemode           INTEGER NOT NULL,
+        day                TEXT NOT NULL,
+        address            TEXT NOT NULL,
+        ${ROLLUP_TOTALS_23}
+        PRIMARY KEY (app_uuid, livemode, day, address)
+      ) WITHOUT ROWID;
+      CREATE TABLE usage_hourly_users (
+        app_uuid           TEXT NOT NULL,
+        livemode           INTEGER NOT NULL,
+        hour               TEXT NOT NULL,
+        address            TEXT NOT NULL,
+        ${ROLLUP_TOTALS_23}
+        PRIMARY KEY (app_uuid, livemode, hour, address)
+      ) WITHOUT ROWID;
+      ${backfillUsageRollupsSql}
     `,
   },
 ];

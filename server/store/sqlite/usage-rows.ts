@@ -1,45 +1,40 @@
 import type { Db } from './database.js';
-import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH } from '../usage-window.js';
+import { USAGE_ROLLUPS, addToRollupSql, attemptsJson } from '../usage-rollups.js';
 import type { UsageEvent } from '../types.js';
 
 /**
  * Writing usage: each usage row is inserted together with its additions to the rollups the
- * reports read (see usage-window.ts), in the caller's transaction, so they never disagree.
- * Rollup rows keep '' for a missing address or key: a primary key treats NULLs as distinct, and
- * the reports already count API-key requests (address null) as one user.
+ * reports read (usage-rollups.ts), in the caller's transaction, so they never disagree.
  */
 
-/** The one INSERT of a usage row (the usage-report benchmark fills a database with it too). */
-export const insertUsageSql = `INSERT INTO usage_events (request_id, app_uuid, key_id, address, provider, model, operation, input_tokens,
-    output_tokens, cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, created_at)
-  VALUES (@requestId, @appUuid, @keyId, @address, @provider, @model, @operation, @inputTokens, @outputTokens,
-    @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @at)`;
+/** The one INSERT of a usage row (the usage-report benchmark fills a database with it too); its parameters are `usageRowParams`'. */
+export const insertUsageSql = `INSERT INTO usage_events (request_id, app_uuid, livemode, key_id, address, provider, model, operation,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
+    cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, attempts, created_at)
+  VALUES (@requestId, @appUuid, @livemode, @keyId, @address, @provider, @model, @operation,
+    @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens,
+    @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @attempts, @at)`;
 
-const TOTALS = 'requests, refused, input_tokens, output_tokens, charged_micro';
-const ADD_TOTALS = `requests = requests + excluded.requests, refused = refused + excluded.refused,
-    input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-    charged_micro = charged_micro + excluded.charged_micro`;
-const ROW_TOTALS = `1, @status = 'refused', @inputTokens, @outputTokens, @chargedMicro`;
-const HOUR = `substr(@at, 1, ${HOUR_KEY_LENGTH})`;
-
-const addToRollupsSql = [
-  `INSERT INTO usage_hourly (app_uuid, hour, address, key_id, provider, model, ${TOTALS})
-    VALUES (@appUuid, ${HOUR}, COALESCE(@address, ''), COALESCE(@keyId, ''), @provider, @model, ${ROW_TOTALS})
-    ON CONFLICT (app_uuid, hour, address, key_id, provider, model) DO UPDATE SET ${ADD_TOTALS}`,
-  `INSERT INTO usage_hourly_models (app_uuid, hour, provider, model, ${TOTALS})
-    VALUES (@appUuid, ${HOUR}, @provider, @model, ${ROW_TOTALS})
-    ON CONFLICT (app_uuid, hour, provider, model) DO UPDATE SET ${ADD_TOTALS}`,
-  `INSERT INTO usage_daily_users (app_uuid, day, address, ${TOTALS})
-    VALUES (@appUuid, substr(@at, 1, ${DAY_KEY_LENGTH}), COALESCE(@address, ''), ${ROW_TOTALS})
-    ON CONFLICT (app_uuid, day, address) DO UPDATE SET ${ADD_TOTALS}`,
-];
+/** A usage row as SQLite binds it: the mode as 0 or 1, counts a request did not have as 0, the attempts as JSON. */
+export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
+  return {
+    ...row,
+    livemode: row.livemode ? 1 : 0,
+    cacheReadTokens: row.cacheReadTokens ?? 0,
+    cacheWriteTokens: row.cacheWriteTokens ?? 0,
+    cacheWrite1hTokens: row.cacheWrite1hTokens ?? 0,
+    reasoningTokens: row.reasoningTokens ?? 0,
+    attempts: attemptsJson(row.attempts),
+  };
+}
 
 /** Writes one usage row and its rollups; run it inside a transaction. */
 export function createUsageWriter(db: Db): (row: UsageEvent & { chargedMicro: number }) => void {
   const insert = db.prepare(insertUsageSql);
-  const addToRollups = addToRollupsSql.map((sql) => db.prepare(sql));
+  // The row just inserted, read back by its rowid: the rollups take their values from its columns.
+  const addToRollups = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = last_insert_rowid()')));
   return (row) => {
-    insert.run(row);
-    for (const add of addToRollups) add.run(row);
+    insert.run(usageRowParams(row));
+    for (const add of addToRollups) add.run();
   };
 }

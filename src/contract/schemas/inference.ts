@@ -340,22 +340,26 @@ export const UsageModelsQuery = z.strictObject({
   period: UsagePeriod.optional(),
 });
 
-const RefusedRequests = z
-  .number()
-  .int()
-  .describe('Of the requests, those refused before reaching the model (402 credits, 403, 429), counted in requests too');
+/**
+ * What a usage report sums, over the caller's mode only (a test key sees test usage, a live key
+ * live usage): requests, tokens with the cached and reasoning parts of them, and the credits charged.
+ */
+const UsageTotals = {
+  requests: z.number().int(),
+  refused_requests: z
+    .number()
+    .int()
+    .describe('Of the requests, those refused before reaching the model (402 credits, 403, 429), counted in requests too'),
+  input_tokens: z.number().int().describe('Input tokens, cached ones included'),
+  cached_input_tokens: z.number().int().describe('Of the input tokens, those read from the prompt cache (billed at the cached-input price)'),
+  cache_write_tokens: z.number().int().describe('Of the input tokens, those written to the prompt cache (billed at the cache-write price)'),
+  output_tokens: z.number().int().describe('Output tokens, reasoning ones included'),
+  reasoning_tokens: z.number().int().describe('Of the output tokens, those spent on reasoning'),
+  credits: Credits.describe('Credits charged (0 for test usage)'),
+};
 
 export const UsageByModel = z.object({
-  data: z.array(
-    z.object({
-      model: z.string(),
-      requests: z.number().int(),
-      refused_requests: RefusedRequests,
-      input_tokens: z.number().int(),
-      output_tokens: z.number().int(),
-      credits: Credits,
-    }),
-  ),
+  data: z.array(z.object({ model: z.string(), ...UsageTotals })),
   start: Timestamp,
   end: Timestamp,
 });
@@ -371,31 +375,12 @@ export const AppUsage = z.object({
   granularity: z.enum(['day', 'hour']),
   start_time: Timestamp,
   end_time: Timestamp,
-  data: z.array(
-    z.object({
-      start: Timestamp,
-      requests: z.number().int(),
-      refused_requests: RefusedRequests,
-      input_tokens: z.number().int(),
-      output_tokens: z.number().int(),
-      credits: Credits,
-    }),
-  ),
-  totals: z.object({
-    requests: z.number().int(),
-    refused_requests: RefusedRequests,
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-    credits: Credits,
-  }),
+  data: z.array(z.object({ start: Timestamp, ...UsageTotals })),
+  totals: z.object(UsageTotals),
   models: UsageByModel.shape.data.describe('The window’s totals per model, most credits first'),
 });
 
 export const AppUserUsageRow = z.object({
   address: z.string().nullable().describe('The user; null for requests made with the app’s API keys'),
-  requests: z.number().int(),
-  refused_requests: RefusedRequests,
-  input_tokens: z.number().int(),
-  output_tokens: z.number().int(),
-  credits: Credits,
+  ...UsageTotals,
 });

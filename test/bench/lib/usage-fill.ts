@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { backfillUsageRollupsSql } from '../../../server/store/usage-backfill.js';
-import { insertUsageSql } from '../../../server/store/sqlite/usage-rows.js';
+import { insertUsageSql, usageRowParams } from '../../../server/store/sqlite/usage-rows.js';
 import type { UsageEvent } from '../../../server/store/types.js';
 
 const DAY = 86_400_000;
@@ -71,7 +71,7 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
         const outputTokens = status === 'ok' ? 1 + Math.floor(next() * 500) : 0;
         const costMicro = inputTokens * 15 + outputTokens * 60;
         if (ownApp) appRows++;
-        insert.run({
+        insert.run(usageRowParams({
           requestId: `bench-${i}`,
           appUuid: ownApp ? owner.app_uuid : pick(otherApps),
           keyId: byKey ? (ownApp ? pick(keys) : 'key-other') : null,
@@ -79,7 +79,9 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
           provider,
           model,
           operation: 'chat.completions',
+          livemode: true,
           inputTokens,
+          cacheReadTokens: Math.floor(inputTokens / 2),
           outputTokens,
           costMicro,
           chargedMicro: costMicro,
@@ -88,7 +90,7 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
           status,
           errorCode: status === 'refused' ? 'insufficient_credits' : status === 'error' ? 'upstream_error' : null,
           at: new Date(start + Math.floor((i * 30 * DAY) / rows)).toISOString(),
-        } satisfies UsageEvent & { chargedMicro: number });
+        }));
       }
     })();
     const inserted = performance.now();

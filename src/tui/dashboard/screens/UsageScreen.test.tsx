@@ -2,16 +2,33 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, chatWith, createApp, createKey, expectStatus, sandboxUser, useTestServer } from '../../../../test/helpers/api.js';
 import { pricedProvider } from '../../../../test/helpers/providers.js';
+import { createLocalAdapter } from '../../../../server/providers/local/adapter.js';
+import type { ProviderAdapter } from '../../../../server/providers/types.js';
 import { ApiRequestError } from '../../../client/errors.js';
 import { openDashboard, serverApi } from '../testing.js';
 
-// A paid model beside the free local one, so requests cost visible credits.
-const t = useTestServer({ providers: [pricedProvider()] });
+/** The local echo, with the first 4 input tokens of each answer read from the prompt cache (as a provider reports it). */
+function cachingAdapter(): ProviderAdapter {
+  const local = createLocalAdapter();
+  return {
+    ...local,
+    async chat(call) {
+      const answer = await local.chat(call);
+      return { ...answer, usage: { ...answer.usage, cacheReadTokens: Math.min(4, answer.usage.inputTokens) } };
+    },
+  };
+}
+
+// A paid model beside the free local one, so requests cost visible credits; its input is partly cached.
+const t = useTestServer({ providers: [pricedProvider(cachingAdapter())] });
 afterEach(() => cleanup());
 
 const DAY = 24 * 3_600_000;
 
-/** Usage of the bootstrap app: 3 paid requests two days ago, 2 free ones today, 1 by a signed-in user. */
+/**
+ * Usage of the bootstrap app: 3 paid requests two days ago, 2 free ones today, and 1 by a user
+ * signed in through the sandbox: test usage, which the dashboard's live key does not see.
+ */
 async function makeUsage() {
   const ask = (model: string) =>
     t.call('POST', `${API}/chat/completions`, { body: { model, max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] } });
@@ -33,24 +50,25 @@ describe('the Usage screen', () => {
     const { user } = await makeUsage();
     const dash = open();
     await dash.shows('Usage of Default app, last 30 days');
-    await dash.shows('6 requests');
-    expect(dash.screen()).toMatch(/2026-01-30 – 2026-03-01: 6 requests · [\d.]+ credits/);
+    await dash.shows('5 requests');
+    // The paid requests' cached input is in the totals and beside their model.
+    expect(dash.screen()).toMatch(/2026-01-30 – 2026-03-01: 5 requests · [\d.]+ credits · [\d,]+ tokens in \(12 cached\)/);
     // What a bar counts, the bars, the value axis and the first and last day.
     expect(dash.screen()).toContain('credits per day');
     expect(dash.screen()).toMatch(/┤.*█/);
     expect(dash.screen()).toMatch(/0 └─+/);
     expect(dash.screen()).toMatch(/ 01-30 +03-01\n/);
-    expect(dash.line('paid/echo')).toMatch(/paid\/echo\s+3\s+[\d.]+/);
-    expect(dash.line('local/echo')).toMatch(/local\/echo\s+3\s+0/);
+    expect(dash.line('paid/echo')).toMatch(/paid\/echo\s+3\s+12\s+[\d.]+/);
+    expect(dash.line('local/echo')).toMatch(/local\/echo\s+2\s+0\s+0/);
     expect(dash.line('API keys')).toMatch(/API keys\s+5\s+[\d.]+/);
-    expect(dash.screen()).toContain(user.slice(0, 12));
+    expect(dash.screen()).not.toContain(user.slice(0, 12));
     dash.expectFits();
   });
 
   it('m switches to requests, g to hours, w through the windows', async () => {
     await makeUsage();
     const dash = open();
-    await dash.shows('6 requests');
+    await dash.shows('5 requests');
     dash.press('m');
     await dash.shows('requests per day');
     expect(dash.screen()).toContain('Usage of Default app, last 30 days');
@@ -65,7 +83,7 @@ describe('the Usage screen', () => {
     await dash.shows('requests per 3 hours');
     dash.press('w');
     await dash.shows('Usage of Default app, last 24 hours');
-    await dash.shows(': 3 requests');
+    await dash.shows(': 2 requests');
     // Back to days (24 hours was the first hourly window: 7 days is the first daily one), then the next.
     dash.press('g', 'w');
     await dash.shows('Usage of Default app, last 30 days');

@@ -7,7 +7,10 @@ import type { ScreenProps } from '../session.js';
 import { NoApp } from './NoApp.js';
 import { TOP, useUsageScreen, type Metric, type UsageData } from './usage.js';
 
-const figures = (name: string): Column[] => [{ title: name }, { title: 'Req.', width: 6, align: 'right' }, { title: 'Credits', width: 9, align: 'right' }];
+const REQUESTS: Column = { title: 'Req.', width: 6, align: 'right' };
+const CREDITS: Column = { title: 'Credits', width: 9, align: 'right' };
+/** Input tokens read from the prompt cache: what makes a long conversation cheap. */
+const CACHED: Column = { title: 'Cached', width: 7, align: 'right' };
 
 /** Title, totals, the chart's caption and axes, the tables' title and header: rows the bars do not get. */
 const FIXED_ROWS = 7;
@@ -20,8 +23,8 @@ function Tables({ data, width, rows }: { data: UsageData; width: number; rows: n
       <Box flexDirection="column" width={half} marginRight={1}>
         <Text bold>By model</Text>
         <Table
-          columns={figures('Model')}
-          rows={models.slice(0, rows).map((row) => [row.model, count(row.requests), credits(row.credits)])}
+          columns={[{ title: 'Model' }, REQUESTS, CACHED, CREDITS]}
+          rows={models.slice(0, rows).map((row) => [row.model, count(row.requests), count(row.cached_input_tokens), credits(row.credits)])}
           cursor={null}
           height={rows + 1}
           width={half}
@@ -30,7 +33,7 @@ function Tables({ data, width, rows }: { data: UsageData; width: number; rows: n
       <Box flexDirection="column" width={width - half - 1}>
         <Text bold>Top users</Text>
         <Table
-          columns={figures('User')}
+          columns={[{ title: 'User' }, REQUESTS, CREDITS]}
           rows={data.topUsers.slice(0, rows).map((row) => [row.address ?? 'API keys', count(row.requests), credits(row.credits)])}
           cursor={null}
           height={rows + 1}
@@ -60,8 +63,8 @@ export function UsageScreen({ session, width, height }: ScreenProps) {
           <Box flexDirection="column">
             <Text wrap="truncate-end">
               {day(data.window.start)} – {day(data.window.end)}: {count(data.usage.totals.requests)} requests ·{' '}
-              {credits(data.usage.totals.credits)} credits · {count(data.usage.totals.input_tokens)} tokens in,{' '}
-              {count(data.usage.totals.output_tokens)} out
+              {credits(data.usage.totals.credits)} credits · {count(data.usage.totals.input_tokens)} tokens in (
+              {count(data.usage.totals.cached_input_tokens)} cached), {count(data.usage.totals.output_tokens)} out
             </Text>
             {data.usage.totals.requests === 0 ? (
               <Box height={chartRows + 3}>

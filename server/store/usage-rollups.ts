@@ -1,0 +1,138 @@
+import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH } from './usage-window.js';
+import type { UsageEvent, UsageTotals } from './types.js';
+
+/**
+ * The usage rollups (usage-window.ts) as data, so that SQLite and PostgreSQL, the writers and the
+ * backfill build their statements from one definition. Each rollup row keeps the dimensions of
+ * its primary key, computed from a usage row's columns, and the totals below.
+ */
+
+/** What each rollup row sums: its column, the UsageTotals field a report names it, and its value for one usage row. */
+export const USAGE_TOTALS = [
+  { column: 'requests', field: 'requests', ofRow: '1' },
+  { column: 'refused', field: 'refused', ofRow: "CASE WHEN status = 'refused' THEN 1 ELSE 0 END" },
+  { column: 'input_tokens', field: 'inputTokens', ofRow: 'input_tokens' },
+  { column: 'output_tokens', field: 'outputTokens', ofRow: 'output_tokens' },
+  { column: 'cache_read_tokens', field: 'cacheReadTokens', ofRow: 'cache_read_tokens' },
+  { column: 'cache_write_tokens', field: 'cacheWriteTokens', ofRow: 'cache_write_tokens + cache_write_1h_tokens' },
+  { column: 'reasoning_tokens', field: 'reasoningTokens', ofRow: 'reasoning_tokens' },
+  { column: 'charged_micro', field: 'chargedMicro', ofRow: 'COALESCE(charged_micro, 0)' },
+] as const satisfies readonly { column: string; field: keyof UsageTotals; ofRow: string }[];
+
+export const TOTAL_COLUMNS = USAGE_TOTALS.map((total) => total.column).join(', ');
+
+/** A usage row's totals, from its columns; negated (`-`) for the rows a window takes away. */
+export const rowTotals = (sign: '' | '-' = '') => USAGE_TOTALS.map((total) => `${sign}(${total.ofRow})`).join(', ');
+
+/** The sums of rollup-shaped rows, named as UsageTotals' fields; `cast` turns PostgreSQL's NUMERIC sums back into numbers. */
+export const sumTotals = (cast = '') => USAGE_TOTALS.map((total) => `SUM(${total.column})${cast} AS "${total.field}"`).join(', ');
+
+export const zeroTotals = (): UsageTotals => ({
+  requests: 0,
+  refused: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  chargedMicro: 0,
+});
+
+/** Adds `row`'s totals to `sum`. */
+export function addTotals(sum: UsageTotals, row: UsageTotals): void {
+  for (const { field } of USAGE_TOTALS) sum[field] += row[field];
+}
+
+/** Just the totals of a row that carries more. */
+export const totalsOf = (row: UsageTotals): UsageTotals => {
+  const totals = zeroTotals();
+  addTotals(totals, row);
+  return totals;
+};
+
+const HOUR = `substr(created_at, 1, ${HOUR_KEY_LENGTH})`;
+const DAY = `substr(created_at, 1, ${DAY_KEY_LENGTH})`;
+// '' for no address (API-key requests) and no key: a primary key treats NULLs as distinct.
+const ADDRESS = "COALESCE(address, '')";
+
+interface Rollup {
+  table: string;
+  /** Its primary key's columns and their values for a usage row. */
+  dimensions: readonly (readonly [column: string, ofRow: string])[];
+}
+
+/**
+ * - `usage_hourly`: per hour, app, mode, user, key and model (a user's own reports);
+ * - `usage_hourly_models`: per hour, app, mode and model (an app's reports by model and by time);
+ * - `usage_daily_users`: per day, app, mode and user (an app's report per user, whole days);
+ * - `usage_hourly_users`: per hour, app, mode and user (the same report's hours outside whole
+ *   days: a few hundred rows an hour where `usage_hourly` has one per user, key and model).
+ */
+export const USAGE_ROLLUPS: readonly Rollup[] = [
+  {
+    table: 'usage_hourly',
+    dimensions: [
+      ['app_uuid', 'app_uuid'],
+      ['livemode', 'livemode'],
+      ['hour', HOUR],
+      ['address', ADDRESS],
+      ['key_id', "COALESCE(key_id, '')"],
+      ['provider', 'provider'],
+      ['model', 'model'],
+    ],
+  },
+  {
+    table: 'usage_hourly_models',
+    dimensions: [
+      ['app_uuid', 'app_uuid'],
+      ['livemode', 'livemode'],
+      ['hour', HOUR],
+      ['provider', 'provider'],
+      ['model', 'model'],
+    ],
+  },
+  {
+    table: 'usage_daily_users',
+    dimensions: [
+      ['app_uuid', 'app_uuid'],
+      ['livemode', 'livemode'],
+      ['day', DAY],
+      ['address', ADDRESS],
+    ],
+  },
+  {
+    table: 'usage_hourly_users',
+    dimensions: [
+      ['app_uuid', 'app_uuid'],
+      ['livemode', 'livemode'],
+      ['hour', HOUR],
+      ['address', ADDRESS],
+    ],
+  },
+];
+
+const columnsOf = (rollup: Rollup) => `${rollup.dimensions.map(([column]) => column).join(', ')}, ${TOTAL_COLUMNS}`;
+const valuesOf = (rollup: Rollup) => rollup.dimensions.map(([, ofRow]) => ofRow).join(', ');
+
+/**
+ * Adds the usage rows of `source` (a table or a CTE, with a WHERE clause that picks them) to a
+ * rollup, row by row: the writers' statement. `alias` names the stored row in the SET clause
+ * (PostgreSQL's `INSERT … AS r`; SQLite's SET reads the stored row's columns unqualified).
+ */
+export function addToRollupSql(rollup: Rollup, source: string, alias: '' | 'r' = ''): string {
+  const stored = alias ? `${alias}.` : '';
+  const add = USAGE_TOTALS.map(({ column }) => `${column} = ${stored}${column} + excluded.${column}`).join(', ');
+  return `INSERT INTO ${rollup.table}${alias ? ` AS ${alias}` : ''} (${columnsOf(rollup)})
+    SELECT ${valuesOf(rollup)}, ${rowTotals()} FROM ${source}
+    ON CONFLICT (${rollup.dimensions.map(([column]) => column).join(', ')}) DO UPDATE SET ${add}`;
+}
+
+/** Builds a rollup from every usage row, into an empty table: the backfill's statement. */
+export const fillRollupSql = (rollup: Rollup): string =>
+  `INSERT INTO ${rollup.table} (${columnsOf(rollup)})
+    SELECT ${valuesOf(rollup)}, ${USAGE_TOTALS.map((total) => `SUM(${total.ofRow})`).join(', ')}
+    FROM usage_events GROUP BY ${rollup.dimensions.map((_, i) => i + 1).join(', ')}`;
+
+/** A usage row's attempts column: `[{model, error_class, latency_ms}]`, or null when the first target answered. */
+export const attemptsJson = (attempts: UsageEvent['attempts']): string | null =>
+  attempts?.length ? JSON.stringify(attempts.map((a) => ({ model: a.model, error_class: a.errorClass, latency_ms: a.latencyMs }))) : null;
