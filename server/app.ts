@@ -14,8 +14,9 @@ import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
 import { openStore } from './store/open.js';
 import { interrupted } from './services/inference/responses.js';
-import { providersFromConfig } from './providers/build.js';
+import { gatewayFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
+import type { RouteDefinition } from './providers/routes-config.js';
 import type { Store } from './store/types.js';
 import { createPlanCatalog, type PlanCatalog } from './services/subscriptions/plans.js';
 import { PAYMENT_MODES, type PaymentsMode } from './payments/processors.js';
@@ -27,6 +28,8 @@ import type { InferenceObserver } from './services/inference/observer.js';
 export interface StartOptions extends ServerSettings {
   /** Upstream providers, built (tests inject fakes); else from `env` and the providers file. */
   providers?: UpstreamProvider[];
+  /** Routes over injected `providers` (tests); else from the providers file. */
+  routes?: RouteDefinition[];
   /** The providers file (`svc serve --providers`); `SVC_PROVIDERS` in `env` otherwise. */
   providersFile?: string;
   /** Where provider keys and settings are read (default: process.env). */
@@ -123,12 +126,12 @@ function pointsProgram(url: string, rate = '1') {
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { providers, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
+  const { providers, routes, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
   // Configuration errors surface before anything is opened.
   const connectionsPerClient = settings.maxConnectionsPerClient ?? connectionsPerClientOf(env.SVC_MAX_CONNECTIONS_PER_CLIENT);
-  const upstreams = providers ?? providersFromConfig(env, providersFile);
-  const registry = createProviderRegistry(upstreams);
+  const gateway = providers ? { providers, routes: routes ?? [] } : gatewayFromConfig(env, providersFile);
+  const registry = createProviderRegistry(gateway.providers, gateway.routes);
   const metricsToken = settings.metricsToken ?? metricsTokenOf(env.SVC_METRICS_TOKEN);
   const metrics = createMetricsObserver({ known: knownTargets(registry), clock });
   const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
@@ -237,7 +240,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         clearTimeout(grace);
         await services.billingClock.stop();
         await services.responses.shutdown();
-        await Promise.all(upstreams.map((provider) => provider.adapter.close?.()));
+        await Promise.all(gateway.providers.map((provider) => provider.adapter.close?.()));
         await store.close();
       })();
       return closing;

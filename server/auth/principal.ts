@@ -19,7 +19,15 @@ export type Principal =
       /** Sets a header on this request's answer (the pipeline's; for the budget headers of metered answers). */
       answerHeader?: (name: string, value: string) => void;
     }
-  | { kind: 'user'; developerId: string; app: AppRecord; address: string; livemode: boolean };
+  | {
+      kind: 'user';
+      developerId: string;
+      app: AppRecord;
+      address: string;
+      livemode: boolean;
+      /** Sets a header on this request's answer (the pipeline's; for the routing headers of metered answers). */
+      answerHeader?: (name: string, value: string) => void;
+    };
 
 /** Test mode: a test key or a sandbox user. Free local models, sandbox payments, play money. */
 export const isTestMode = (principal: Principal): boolean => !principal.livemode;

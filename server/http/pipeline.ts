@@ -145,8 +145,8 @@ export function createPipeline(options: PipelineOptions) {
         throw error;
       }
       for (const [name, value] of Object.entries(limits)) res.setHeader(name, value);
-      // A key's budget headers are known once its request is held, deep in the meter.
-      if (principal.kind === 'api_key') principal.answerHeader = (name, value) => res.setHeader(name, value);
+      // Budget and routing headers are known deep in the meter and the router, once a request is held and served.
+      principal.answerHeader = (name, value) => res.setHeader(name, value);
     }
     const params = operation.params ? parseOrThrow(operation.params, match.params, 'path') : {};
     const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');

@@ -1,21 +1,23 @@
 import { createAnthropicAdapter } from './anthropic/adapter.js';
-import { readProvidersFile, resolveProviders, type ResolvedProvider } from './config.js';
+import { readProvidersFile, resolveProviders, routesOf, type ResolvedProvider } from './config.js';
 import { createOpenAIAdapter } from './openai/adapter.js';
 import type { UpstreamProvider } from './registry.js';
+import type { RouteDefinition } from './routes-config.js';
 import { createUpstream } from './upstream.js';
 
 /** One configured provider as an adapter over a pooled upstream, with its priced models. */
 export function buildProvider({ config, apiKey, models }: ResolvedProvider): UpstreamProvider {
+  const retries = config.retries !== undefined ? { retries: config.retries } : {};
   if (config.type === 'anthropic') {
     const upstream = createUpstream({ provider: config.id, baseUrl: config.base_url, headers: apiKey ? { 'x-api-key': apiKey } : {} });
-    return { id: config.id, adapter: createAnthropicAdapter({ upstream }), models };
+    return { id: config.id, adapter: createAnthropicAdapter({ upstream }), models, ...retries };
   }
   const upstream = createUpstream({
     provider: config.id,
     baseUrl: config.base_url,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
   });
-  return { id: config.id, adapter: createOpenAIAdapter({ upstream, supportsResponses: config.supports_responses ?? false }), models };
+  return { id: config.id, adapter: createOpenAIAdapter({ upstream, supportsResponses: config.supports_responses ?? false }), models, ...retries };
 }
 
 /**
@@ -23,6 +25,14 @@ export function buildProvider({ config, apiKey, models }: ResolvedProvider): Ups
  * `providersFile`, else `SVC_PROVIDERS`). Throws ProvidersConfigError with a clear message.
  */
 export function providersFromConfig(env: NodeJS.ProcessEnv, providersFile?: string): UpstreamProvider[] {
+  return gatewayFromConfig(env, providersFile).providers;
+}
+
+/** The providers, and the routes over their models, that the environment and the providers file configure. */
+export function gatewayFromConfig(env: NodeJS.ProcessEnv, providersFile?: string): { providers: UpstreamProvider[]; routes: RouteDefinition[] } {
   const path = providersFile ?? (env.SVC_PROVIDERS || undefined);
-  return resolveProviders(env, path ? readProvidersFile(path) : null).map(buildProvider);
+  const file = path ? readProvidersFile(path) : null;
+  const resolved = resolveProviders(env, file);
+  const routes = routesOf(file, resolved);
+  return { providers: resolved.map(buildProvider), routes };
 }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { CatalogAnswer } from './catalog.js';
 import { lineColumnAt, parseErrorAt, valueOffsets } from './json-location.js';
 import { resolvePrices } from './model-prices.js';
+import { localModels } from './local/adapter.js';
+import { resolveRoutes, RoutesConfig, type RouteDefinition } from './routes-config.js';
 import { IMAGE_TOKENS } from './tokens.js';
 import type { Capability, ModelEntry } from './types.js';
 
@@ -51,18 +53,24 @@ const ModelConfig = z.strictObject({
 });
 
 const ProviderConfig = z.strictObject({
-  id: ProviderId.refine((id) => id !== 'local', 'local is built in'),
+  id: ProviderId.refine((id) => id !== 'local', 'local is built in').refine((id) => id !== 'route', 'route is the prefix of routes (route/<name>)'),
   type: z.enum(['openai', 'anthropic']),
   base_url: z.url({ protocol: /^https?$/ }),
   /** The environment variable that holds the key (keys never live in the file). */
   api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
   /** The upstream has the Responses API itself (else responses are translated to chat). */
   supports_responses: z.boolean().optional(),
+  /** Retries of a failed request (connection, 429, 5xx) on the same provider before moving on (default 2). */
+  retries: z.number().int().min(0).max(5).optional(),
   models: z.array(ModelConfig).min(1),
 });
 
 /** `svc serve --providers FILE` / `SVC_PROVIDERS=FILE`. */
-export const ProvidersFile = z.strictObject({ providers: z.array(ProviderConfig) });
+export const ProvidersFile = z.strictObject({
+  providers: z.array(ProviderConfig),
+  /** Named models that stand for several targets, called as `route/<name>` (README, "Models and providers"). */
+  routes: RoutesConfig.optional(),
+});
 export type ProvidersFile = z.infer<typeof ProvidersFile>;
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
@@ -256,4 +264,14 @@ export function resolveProviders(env: NodeJS.ProcessEnv, file: ProvidersFileCont
         : modelEntries(config, { where: (index) => file.where(['providers', fileIndex, 'models', index]), at });
     return { config, apiKey, models };
   });
+}
+
+/**
+ * The routes of the providers file, each target checked against the models the providers serve
+ * (the local ones included); a bad one is refused with the line it is on.
+ */
+export function routesOf(file: ProvidersFileContents | null, providers: ResolvedProvider[]): RouteDefinition[] {
+  if (!file?.data.routes) return [];
+  const ids = new Set([...localModels, ...providers.flatMap((provider) => provider.models)].map((model) => model.id));
+  return resolveRoutes(file.data.routes, (id) => ids.has(id), file.where, (message) => new ProvidersConfigError(message));
 }

@@ -1,10 +1,13 @@
-import { invalidRequest, notFound } from '../errors.js';
+import { ApiError, invalidRequest, notFound } from '../errors.js';
 import { createLocalAdapter, localModels } from './local/adapter.js';
+import { isRouteId, type RouteDefinition } from './routes-config.js';
 import type { ModelEntry, ProviderAdapter } from './types.js';
 
 export interface ResolvedModel {
   entry: ModelEntry;
   adapter: ProviderAdapter;
+  /** Retries of the same target before moving on (unset: the routing default). */
+  retries?: number;
 }
 
 /**
@@ -15,19 +18,64 @@ export interface UpstreamProvider {
   id: string;
   adapter: ProviderAdapter;
   models: ModelEntry[];
+  /** Retries of one of its models before a request moves on (unset: the routing default; 0 passes a failure on at once). */
+  retries?: number;
 }
 
-export function createProviderRegistry(providers: UpstreamProvider[] = []) {
+/** What a request names: one model, or a route (`route/<name>`), each in the order to try them. */
+export interface Requested {
+  /** The id as the request named it (a route's `route/<name>`, or the model's id). */
+  id: string;
+  /** The route's strategy; a single model is a route of one target. */
+  strategy: RouteDefinition['strategy'];
+  targets: (ResolvedModel & { weight: number })[];
+}
+
+/** `models[i]` as the param of an error about a request's fallback list. */
+function inFallbacks(error: unknown, index: number): unknown {
+  if (!(error instanceof ApiError) || index === 0) return error;
+  return new ApiError(error.status, error.type, error.message, error.code, `models[${index - 1}]`, error.headers);
+}
+
+export function createProviderRegistry(providers: UpstreamProvider[] = [], routeDefinitions: RouteDefinition[] = []) {
   const all = [{ id: 'local', adapter: createLocalAdapter(), models: localModels }, ...providers];
   const byProvider = new Map(all.map((p) => [p.id, p]));
   const models = all.flatMap((p) => p.models);
+  const routes = new Map(routeDefinitions.map((route) => [route.id, route]));
 
-  return {
+  const registry = {
     models: () => models,
     providerIds: () => all.map((p) => p.id),
+    /** The routes of the providers file, by id (`route/<name>`). */
+    routes: () => routeDefinitions,
+
+    /**
+     * What each id of a request stands for: `model` first, then its `models` fallbacks (OpenRouter's
+     * list), each a model or a route. A route's targets that lack the capability are left out; a
+     * route with none left, and an unknown id, are refused like an unknown model.
+     */
+    requested(ids: string[], capability: ModelEntry['capabilities'][number]): Requested[] {
+      return ids.map((id, index) => {
+        try {
+          const route = routes.get(id);
+          if (!route) {
+            if (isRouteId(id)) throw notFound(`No route '${id}' on this server (GET /api/v1/models lists routes and models).`, 'model_not_found', 'model');
+            return { id, strategy: 'fallback', targets: [{ ...registry.resolve(id, capability), weight: 1 }] };
+          }
+          const targets = route.targets.flatMap((target) => {
+            const resolved = registry.lookup(target.model);
+            return resolved.entry.capabilities.includes(capability) ? [{ ...resolved, weight: target.weight }] : [];
+          });
+          if (targets.length === 0) throw invalidRequest(`No target of the route '${id}' supports ${capability}.`, 'model', 'model_not_supported');
+          return { id, strategy: route.strategy, targets };
+        } catch (error) {
+          throw inFallbacks(error, index);
+        }
+      });
+    },
 
     /** The model behind an id, or a 404 that says what went wrong (like OpenAI's model_not_found). */
-    resolve(modelId: string, capability: ModelEntry['capabilities'][number]): ResolvedModel {
+    lookup(modelId: string): ResolvedModel {
       const slash = modelId.indexOf('/');
       const providerId = modelId.slice(0, slash);
       const provider = byProvider.get(providerId);
@@ -46,12 +94,19 @@ export function createProviderRegistry(providers: UpstreamProvider[] = []) {
           'model',
         );
       }
-      if (!entry.capabilities.includes(capability)) {
+      return { entry, adapter: provider.adapter, ...(provider.retries !== undefined ? { retries: provider.retries } : {}) };
+    },
+
+    /** `lookup`, for a model that must have `capability`. */
+    resolve(modelId: string, capability: ModelEntry['capabilities'][number]): ResolvedModel {
+      const resolved = registry.lookup(modelId);
+      if (!resolved.entry.capabilities.includes(capability)) {
         throw invalidRequest(`The model '${modelId}' does not support ${capability}.`, 'model', 'model_not_supported');
       }
-      return { entry, adapter: provider.adapter };
+      return resolved;
     },
   };
+  return registry;
 }
 
 export type ProviderRegistry = ReturnType<typeof createProviderRegistry>;

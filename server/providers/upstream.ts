@@ -19,12 +19,42 @@ export interface UpstreamTimeouts {
   idleMs: number;
 }
 
-export interface RetryPolicy {
-  /** Retries after the first try (so `attempts: 2` means up to three tries). */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
+/**
+ * What kind of failure an upstream error was, for the routing policy (which decides whether to
+ * try again, move on to another target, or give up): `repeatable` when sending the same request
+ * to the same target again cannot do the work twice.
+ */
+export type FailureClass =
+  | 'connection'
+  | 'timeout'
+  | 'rate_limited'
+  | 'server_error'
+  | 'overloaded'
+  | 'auth'
+  | 'context_length'
+  | 'bad_response'
+  | 'request';
+
+export interface UpstreamFault {
+  failure: FailureClass;
+  repeatable: boolean;
+  /** The upstream's `retry-after`, in milliseconds. */
+  retryAfterMs: number | null;
 }
+
+const faults = new WeakMap<ApiError, UpstreamFault>();
+
+/** The fault behind an error this module threw (null for any other error). */
+export const faultOf = (error: unknown): UpstreamFault | null => (error instanceof ApiError ? (faults.get(error) ?? null) : null);
+
+function withFault(error: ApiError, fault: UpstreamFault): ApiError {
+  faults.set(error, fault);
+  return error;
+}
+
+/** The two ways a provider says a prompt does not fit the model's window (OpenAI's code, Anthropic's message). */
+const isContextLength = (said: { message: string; code: string | null }) =>
+  said.code === 'context_length_exceeded' || /prompt is too long|maximum context length/i.test(said.message);
 
 export interface UpstreamOptions {
   /** The provider id, for messages. */
@@ -34,9 +64,6 @@ export interface UpstreamOptions {
   /** Sent with every request (credentials go here and never into an error). */
   headers: Record<string, string>;
   timeouts?: Partial<UpstreamTimeouts>;
-  retry?: Partial<RetryPolicy>;
-  /** Waits between retries; tests inject one that records the delay instead of waiting. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Connections kept per origin. */
   connections?: number;
 }
@@ -55,21 +82,6 @@ export interface UpstreamResponse {
 }
 
 const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000 };
-const DEFAULT_RETRY: RetryPolicy = { attempts: 2, baseDelayMs: 250, maxDelayMs: 8_000 };
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
 
 /** `retry-after` as seconds (a number of seconds or an HTTP date), or null. */
 export function retryAfterSeconds(value: string | string[] | undefined, now = Date.now()): number | null {
@@ -96,15 +108,13 @@ function upstreamMessage(text: string): { message: string; code: string | null; 
 }
 
 /**
- * HTTP to one upstream: a keep-alive pool, connect/first-byte/idle timeouts, and retries with
- * backoff on connection errors, 429 and 5xx — only before the first byte has reached the caller,
- * so nothing is ever sent twice to a client. Failures become the API's errors (502/504, or the
- * upstream's 400/429 where the fault is the request's).
+ * HTTP to one upstream: a keep-alive pool and connect/first-byte/idle timeouts; one try per call.
+ * Failures become the API's errors (502/504, or the upstream's 400/429 where the fault is the
+ * request's), each with its fault (`faultOf`): whether and where to try again is the routing
+ * policy's to decide (server/services/inference/routing), for single models and routes alike.
  */
 export function createUpstream(options: UpstreamOptions) {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const retry = { ...DEFAULT_RETRY, ...options.retry };
-  const sleep = options.sleep ?? defaultSleep;
   const dispatcher = new Agent({
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.firstByteMs,
@@ -125,25 +135,30 @@ export function createUpstream(options: UpstreamOptions) {
    */
   function transportError(error: unknown, signal: AbortSignal, phase: 'request' | 'body' = 'request'): ApiError | null {
     if (signal.aborted) return null;
-    if (error instanceof errors.ConnectTimeoutError) return upstreamTimeout(options.provider, 'connect');
-    if (error instanceof errors.HeadersTimeoutError) return upstreamTimeout(options.provider, 'first byte');
-    if (error instanceof errors.BodyTimeoutError) return upstreamTimeout(options.provider, 'idle');
+    const fault = (failure: FailureClass, repeatable: boolean) => ({ failure, repeatable, retryAfterMs: null });
+    if (error instanceof errors.ConnectTimeoutError) return withFault(upstreamTimeout(options.provider, 'connect'), fault('timeout', true));
+    // No answer in time may still mean the upstream is doing (and billing) the work: sent again
+    // to the same target it could be done twice.
+    if (error instanceof errors.HeadersTimeoutError) return withFault(upstreamTimeout(options.provider, 'first byte'), fault('timeout', false));
+    if (error instanceof errors.BodyTimeoutError) return withFault(upstreamTimeout(options.provider, 'idle'), fault('timeout', false));
     const code = (error as { code?: string }).code ?? (error as Error).name;
-    if (phase === 'body') return upstreamBadResponse(options.provider, `the answer broke off: ${code}`);
-    return upstreamUnreachable(options.provider, code);
-  }
-
-  function backoff(attempt: number): number {
-    const exponential = retry.baseDelayMs * 2 ** attempt;
-    return Math.min(retry.maxDelayMs, exponential / 2 + Math.random() * (exponential / 2));
+    if (phase === 'body') return withFault(upstreamBadResponse(options.provider, `the answer broke off: ${code}`), fault('bad_response', false));
+    return withFault(upstreamUnreachable(options.provider, code), fault('connection', true));
   }
 
   async function failureFor(status: number, response: UpstreamResponse): Promise<ApiError> {
     const text = redact(await response.body.text().catch(() => ''));
-    if (status === 429) return upstreamRateLimited(options.provider, retryAfterSeconds(response.headers['retry-after']));
-    if (status === 401 || status === 403) return upstreamRejectedCredentials(options.provider);
-    if (status >= 400 && status < 500) return upstreamRejectedRequest(options.provider, status, upstreamMessage(text));
-    return upstreamFailed(options.provider, status);
+    const after = retryAfterSeconds(response.headers['retry-after']);
+    const fault = (failure: FailureClass, repeatable: boolean) => ({ failure, repeatable, retryAfterMs: after === null ? null : after * 1000 });
+    if (status === 429) return withFault(upstreamRateLimited(options.provider, after), fault('rate_limited', true));
+    // Our credentials or our quota (402): another provider may still serve the request.
+    if (status === 401 || status === 403 || status === 402) return withFault(upstreamRejectedCredentials(options.provider), fault('auth', false));
+    if (status === 408) return withFault(upstreamTimeout(options.provider, 'first byte'), fault('timeout', true));
+    if (status >= 400 && status < 500) {
+      const said = upstreamMessage(text);
+      return withFault(upstreamRejectedRequest(options.provider, status, said), fault(isContextLength(said) ? 'context_length' : 'request', false));
+    }
+    return withFault(upstreamFailed(options.provider, status), fault(status === 529 ? 'overloaded' : 'server_error', true));
   }
 
   return {
@@ -155,45 +170,25 @@ export function createUpstream(options: UpstreamOptions) {
      */
     async send(path: string, init: SendInit): Promise<UpstreamResponse> {
       const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
-      for (let attempt = 0; ; attempt++) {
-        let response: UpstreamResponse;
-        try {
-          const answer = await request(`${base}${path}`, {
-            method: init.method ?? 'POST',
-            headers: {
-              ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-              ...options.headers,
-              ...init.headers,
-            },
-            body: payload,
-            signal: init.signal,
-            dispatcher,
-          });
-          response = { status: answer.statusCode, headers: answer.headers, body: answer.body };
-        } catch (error) {
-          const mapped = transportError(error, init.signal);
-          if (!mapped) throw error;
-          // No answer in time may still mean the upstream is doing (and billing) the work: a
-          // retry could do it twice. Only failures to connect or to be answered at all retry.
-          if (attempt < retry.attempts && !(error instanceof errors.HeadersTimeoutError)) {
-            await sleep(backoff(attempt), init.signal);
-            continue;
-          }
-          throw mapped;
-        }
-        if (response.status >= 200 && response.status < 300) return response;
-        const retryable = response.status === 429 || response.status >= 500;
-        if (retryable && attempt < retry.attempts) {
-          const after = retryAfterSeconds(response.headers['retry-after']);
-          const delay = after === null ? backoff(attempt) : after * 1000;
-          if (delay <= retry.maxDelayMs) {
-            await response.body.dump();
-            await sleep(delay, init.signal);
-            continue;
-          }
-        }
-        throw await failureFor(response.status, response);
+      let response: UpstreamResponse;
+      try {
+        const answer = await request(`${base}${path}`, {
+          method: init.method ?? 'POST',
+          headers: {
+            ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...options.headers,
+            ...init.headers,
+          },
+          body: payload,
+          signal: init.signal,
+          dispatcher,
+        });
+        response = { status: answer.statusCode, headers: answer.headers, body: answer.body };
+      } catch (error) {
+        throw transportError(error, init.signal) ?? error;
       }
+      if (response.status >= 200 && response.status < 300) return response;
+      throw await failureFor(response.status, response);
     },
 
     /** The body of a response from `send`, as it arrives; a stalled or broken body is thrown as the API's error. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { invalidRequest, notFound } from '../errors.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { RouteDefinition } from '../providers/routes-config.js';
 import type { ModelEntry } from '../providers/types.js';
 import { pricingOf } from './model-pricing.js';
 
@@ -32,13 +33,38 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
     capabilities: entry.capabilities,
   });
 
+  /**
+   * A route as a model: priced as its dearest target (what a request is held for), with the
+   * largest window of its targets (a context-length failure moves on to it) and what any target can do.
+   */
+  const byId = new Map(deps.registry.models().map((entry) => [entry.id, entry]));
+  const presentRoute = (route: RouteDefinition) => {
+    const targets = route.targets.flatMap((target) => byId.get(target.model) ?? []);
+    const dearest = targets.reduce((a, b) => (b.inputPrice + b.outputPrice > a.inputPrice + a.outputPrice ? b : a));
+    const windows = targets.map((entry) => entry.contextLength);
+    return {
+      ...present(dearest),
+      id: route.id,
+      owned_by: 'route',
+      provider: 'route',
+      context_length: windows.includes(null) ? null : Math.max(...(windows as number[])),
+      capabilities: [...new Set(targets.flatMap((entry) => entry.capabilities))],
+      route: { strategy: route.strategy, targets: route.targets.map(({ model, weight }) => ({ model, weight })) },
+    };
+  };
+  /** Models and routes alike, by id, each as an entry that presents itself. */
+  const listed = () =>
+    [
+      ...deps.registry.models().map((entry) => ({ id: entry.id, provider: entry.provider, model: entry.model, openai: () => present(entry) })),
+      ...deps.registry.routes().map((route) => ({ id: route.id, provider: 'route', model: route.id, openai: () => presentRoute(route) })),
+    ].sort((a, b) => a.id.localeCompare(b.id));
+
   const createdAt = new Date(created * 1000).toISOString();
   /** Anthropic's shape: the id is the gateway's, which the Messages API takes as `model`. */
-  const presentAnthropic = (entry: ModelEntry) => ({ type: 'model' as const, id: entry.id, display_name: entry.model, created_at: createdAt });
-  const sorted = () => [...deps.registry.models()].sort((a, b) => a.id.localeCompare(b.id));
+  const presentAnthropic = (entry: { id: string; model: string }) => ({ type: 'model' as const, id: entry.id, display_name: entry.model, created_at: createdAt });
 
-  function find(id: string): ModelEntry {
-    const entry = deps.registry.models().find((model) => model.id === id);
+  function find(id: string) {
+    const entry = listed().find((model) => model.id === id);
     if (!entry) throw notFound(`No model '${id}' on this server; GET /models lists them.`, 'model_not_found', 'model');
     return entry;
   }
@@ -47,7 +73,7 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
     /** A model by id, or a 404 naming it; in Anthropic's shape for an Anthropic client. */
     get(id: string, shape: 'openai' | 'anthropic' = 'openai') {
       const entry = find(id);
-      return shape === 'anthropic' ? presentAnthropic(entry) : present(entry);
+      return shape === 'anthropic' ? presentAnthropic(entry) : entry.openai();
     },
 
     /** Anthropic's Models API list: `limit` (default 20), `after_id` or `before_id`, `has_more`, `first_id`, `last_id`. */
@@ -55,7 +81,7 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
       if (query.after_id !== undefined && query.before_id !== undefined) {
         throw invalidRequest('Give after_id or before_id, not both.', 'before_id');
       }
-      const matching = sorted().filter((entry) => query.provider === undefined || entry.provider === query.provider);
+      const matching = listed().filter((entry) => query.provider === undefined || entry.provider === query.provider);
       const limit = query.limit ?? 20;
       const anchor = query.after_id ?? query.before_id;
       const at = anchor === undefined ? -1 : matching.findIndex((entry) => entry.id === anchor);
@@ -76,7 +102,7 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
       if (after && after.provider !== provider) {
         throw invalidRequest('page_token was issued for another provider filter; repeat the same filter.', 'page_token');
       }
-      const matching = sorted().filter((entry) => provider === null || entry.provider === provider);
+      const matching = listed().filter((entry) => provider === null || entry.provider === provider);
       const from = after ? matching.findIndex((entry) => entry.id.localeCompare(after.after) > 0) : 0;
       // Without page_size: every model, as OpenAI's list answers (its SDK reads one page only).
       const size = query.page_size ?? matching.length;
@@ -85,7 +111,7 @@ export function createModelsService(deps: { registry: ProviderRegistry; clock: C
       const more = from >= 0 && from + size < matching.length;
       return {
         object: 'list' as const,
-        data: page.map(present),
+        data: page.map((entry) => entry.openai()),
         next_page_token: more && last ? encode({ after: last.id, provider }) : null,
       };
     },

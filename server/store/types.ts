@@ -262,6 +262,34 @@ export interface UsageAttempt {
 }
 
 
+/** One target's circuit breaker as stored (times in epoch milliseconds of the injected clock). */
+export interface BreakerRecord {
+  state: 'closed' | 'open' | 'half_open';
+  /** Failures counted in the window that began at `windowStartMs`. */
+  failures: number;
+  windowStartMs: number;
+  /** When it last opened (the cooldown runs from here), or when its half-open probe was sent. */
+  sinceMs: number;
+}
+
+/**
+ * Circuit breakers by target (`<provider>/<model>`). `read` is the hot path (one lookup, no
+ * write); `update` is an atomic read-modify-write of one target's record, so two instances that
+ * both see a cooldown end let exactly one probe through.
+ */
+export interface BreakerStore {
+  read(target: string): Promise<BreakerRecord | null>;
+  /** Applies `change` to the current record (null when none) atomically; `change` returns the new record, or null to leave it. */
+  update(target: string, change: (current: BreakerRecord | null) => BreakerRecord | null): Promise<BreakerRecord | null>;
+}
+
+/** A route target that failed before another answered. */
+export interface UsageAttempt {
+  model: string;
+  errorClass: string;
+  latencyMs: number;
+}
+
 export interface UsageTotals {
   /** Every request, refused ones included. */
   requests: number;
@@ -579,6 +607,8 @@ export interface Store {
   };
   /** Rate-limit counters; in-process for SQLite, a shared one for a multi-instance backend. */
   readonly rateCounters: RateCounter;
+  /** Circuit breakers of route targets; in-process for SQLite, shared by every instance on PostgreSQL. */
+  readonly breakers: BreakerStore;
   readonly credits: {
     /**
      * Credits the account in one transaction with its ledger entry. `granted: false` (and nothing

@@ -26,7 +26,7 @@ let t: TestServer;
 beforeAll(async () => {
   fake = await startFakeAnthropic({ apiKey: UPSTREAM_KEY });
   // No retries: a scripted 429 or 529 must reach the client at once.
-  const upstream = createUpstream({ provider: 'anthropic', baseUrl: fake.url, headers: { 'x-api-key': UPSTREAM_KEY }, retry: { attempts: 0 } });
+  const upstream = createUpstream({ provider: 'anthropic', baseUrl: fake.url, headers: { 'x-api-key': UPSTREAM_KEY } });
   const config = {
     id: 'anthropic',
     type: 'anthropic' as const,
@@ -36,7 +36,7 @@ beforeAll(async () => {
       { id: 'claude-haiku-4-5', input_price: 1, output_price: 5, context_length: 200_000 },
     ],
   };
-  t = await startTestServer({ providers: [{ id: 'anthropic', adapter: createAnthropicAdapter({ upstream }), models: modelEntries(config) }] });
+  t = await startTestServer({ providers: [{ id: 'anthropic', adapter: createAnthropicAdapter({ upstream }), models: modelEntries(config), retries: 0 }] });
 });
 afterAll(async () => {
   await t?.close();

@@ -11,7 +11,7 @@ let adapter: ProviderAdapter;
 
 beforeAll(async () => {
   fake = await startFakeAnthropic({ apiKey: 'test-key' });
-  const upstream = createUpstream({ provider: 'anthropic', baseUrl: fake.url, headers: { 'x-api-key': 'test-key' }, retry: { attempts: 0 } });
+  const upstream = createUpstream({ provider: 'anthropic', baseUrl: fake.url, headers: { 'x-api-key': 'test-key' } });
   adapter = createAnthropicAdapter({ upstream });
 });
 afterAll(async () => {

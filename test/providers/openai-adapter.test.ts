@@ -13,7 +13,6 @@ beforeEach(async () => {
     provider: 'openai',
     baseUrl: fake.url,
     headers: { authorization: `Bearer ${fake.apiKey}` },
-    sleep: async () => {},
   });
   adapter = createOpenAIAdapter({ upstream, supportsResponses: true });
 });

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstream, retryAfterSeconds, type Upstream, type UpstreamOptions } from '../../server/providers/upstream.js';
+import { createUpstream, faultOf, retryAfterSeconds, type Upstream, type UpstreamOptions } from '../../server/providers/upstream.js';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../fixtures/fake-openai.js';
 
 const KEY = 'sk-fake-upstream-test-0123456789';
@@ -18,18 +18,11 @@ afterEach(async () => {
   await fake.close();
 });
 
-/** An upstream to the fake whose backoff only records its delays. */
+/** An upstream to the fake. */
 function connect(options: Partial<UpstreamOptions> = {}) {
-  const delays: number[] = [];
-  const upstream = createUpstream({
-    provider: 'fake',
-    baseUrl: fake.url,
-    headers: { authorization: `Bearer ${KEY}` },
-    sleep: async (ms) => void delays.push(ms),
-    ...options,
-  });
+  const upstream = createUpstream({ provider: 'fake', baseUrl: fake.url, headers: { authorization: `Bearer ${KEY}` }, ...options });
   opened.push(upstream);
-  return { upstream, delays };
+  return { upstream };
 }
 
 const signal = () => new AbortController().signal;
@@ -47,50 +40,60 @@ async function closedPort(): Promise<number> {
 
 const openAIError = (message: string, type = 'invalid_request_error') => ({ error: { message, type, param: null, code: null } });
 
-describe('upstream retries before the first byte', () => {
-  it('retries a 500 with backoff, then succeeds', async () => {
-    const { upstream, delays } = connect();
-    fake.script({ kind: 'respond', status: 500, body: openAIError('boom', 'server_error') }, { kind: 'respond', status: 503, body: '' });
-    expect(await completion(upstream)).toMatchObject({ object: 'chat.completion' });
+/** What a failed call threw: the API's error and its fault (the routing policy retries and moves on, not the upstream). */
+const failure = (upstream: Upstream) => completion(upstream).then(
+  () => expect.unreachable('the call should fail'),
+  (error: unknown) => ({ error, fault: faultOf(error) }),
+);
+
+describe('one try per call, each failure with its fault for the routing policy', () => {
+  it('a 5xx, a 529, a 429 with retry-after: each tried once, repeatable, retry-after read', async () => {
+    const { upstream } = connect();
+    fake.script(
+      { kind: 'respond', status: 500, body: openAIError('boom', 'server_error') },
+      { kind: 'respond', status: 529, body: '' },
+      { kind: 'respond', status: 429, headers: { 'retry-after': '2' }, body: openAIError('Rate limit reached', 'requests') },
+    );
+    expect((await failure(upstream)).fault).toEqual({ failure: 'server_error', repeatable: true, retryAfterMs: null });
+    expect((await failure(upstream)).fault).toEqual({ failure: 'overloaded', repeatable: true, retryAfterMs: null });
+    expect((await failure(upstream)).fault).toEqual({ failure: 'rate_limited', repeatable: true, retryAfterMs: 2000 });
     expect(fake.requests).toHaveLength(3);
-    expect(delays).toHaveLength(2);
-    expect(delays.every((d) => d > 0 && d <= 8_000)).toBe(true);
   });
 
-  it('retries a connection destroyed before the headers', async () => {
-    const { upstream, delays } = connect();
+  it('a connection destroyed before the headers is a repeatable connection failure', async () => {
+    const { upstream } = connect();
     fake.script({ kind: 'destroy' });
-    expect(await completion(upstream)).toMatchObject({ object: 'chat.completion' });
-    expect(fake.requests).toHaveLength(2);
-    expect(delays).toHaveLength(1);
+    expect((await failure(upstream)).fault).toMatchObject({ failure: 'connection', repeatable: true });
   });
 
-  it('honours retry-after on a 429', async () => {
-    const { upstream, delays } = connect();
-    fake.script({ kind: 'respond', status: 429, headers: { 'retry-after': '2' }, body: openAIError('Rate limit reached', 'requests') });
-    expect(await completion(upstream)).toMatchObject({ object: 'chat.completion' });
-    expect(delays).toEqual([2000]);
-    expect(fake.requests).toHaveLength(2);
+  it('no headers in time is a timeout that must not be sent again to the same target (it may be doing the work)', async () => {
+    const { upstream } = connect({ timeouts: { firstByteMs: 100 } });
+    fake.script({ kind: 'hang' });
+    expect((await failure(upstream)).fault).toMatchObject({ failure: 'timeout', repeatable: false });
   });
 
-  it('passes a 429 on once the retries are spent', async () => {
-    const { upstream, delays } = connect({ retry: { attempts: 1 } });
-    const tooMany = { kind: 'respond', status: 429, headers: { 'retry-after': '1' }, body: '' } as const;
-    fake.script(tooMany, tooMany);
-    const expected = { status: 429, headers: { 'retry-after': '1' }, message: expect.stringContaining('retry after 1 s') };
-    await expect(completion(upstream)).rejects.toMatchObject(expected);
-    expect(delays).toEqual([1000]);
+  it('our credentials or quota refused (401, 402, 403) is auth; a context-length 400 is context_length; another 400 is the request’s', async () => {
+    const { upstream } = connect();
+    fake.script(
+      { kind: 'respond', status: 402, body: openAIError('You exceeded your current quota', 'insufficient_quota') },
+      { kind: 'respond', status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } },
+      { kind: 'respond', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } } },
+      { kind: 'respond', status: 422, body: openAIError('bad temperature') },
+    );
+    expect((await failure(upstream)).fault).toMatchObject({ failure: 'auth', repeatable: false });
+    expect((await failure(upstream)).fault).toMatchObject({ failure: 'context_length' });
+    expect((await failure(upstream)).fault).toMatchObject({ failure: 'context_length' });
+    expect((await failure(upstream)).fault).toMatchObject({ failure: 'request', repeatable: false });
   });
 
-  it('a refused connection is a 502 upstream_unreachable after the retries', async () => {
-    const { upstream, delays } = connect({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
+  it('a refused connection is a 502 upstream_unreachable that does not name the address', async () => {
+    const { upstream } = connect({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
     await expect(completion(upstream)).rejects.toMatchObject({
       status: 502,
       type: 'upstream_error',
       code: 'upstream_unreachable',
       message: expect.stringMatching(/^(?!.*127\.0\.0\.1).*ECONNREFUSED/),
     });
-    expect(delays).toHaveLength(2);
   });
 
   it('reads retry-after as seconds or as an HTTP date', () => {
@@ -105,7 +108,7 @@ describe('upstream failures', () => {
   const cases: [string, Partial<UpstreamOptions>, Behaviour, Record<string, unknown>][] = [
     [
       'no headers within firstByteMs is a 504',
-      { timeouts: { firstByteMs: 100 }, retry: { attempts: 0 } },
+      { timeouts: { firstByteMs: 100 } },
       { kind: 'hang' },
       { status: 504, type: 'upstream_timeout', message: contains('first byte') },
     ],
@@ -140,25 +143,24 @@ describe('upstream failures', () => {
       { status: 400, message: expect.not.stringContaining(KEY) },
     ],
     [
-      'a 5xx is a 502 once the retries are spent, without the upstream’s body',
-      { retry: { attempts: 0 } },
+      'a 5xx is a 502 without the upstream’s body',
+      {},
       { kind: 'respond', status: 500, body: openAIError('internal trace: db01.internal', 'server_error') },
       { status: 502, code: 'upstream_error', message: expect.not.stringContaining('db01') },
     ],
     [
-      'a 429 whose retry-after is above maxDelayMs is passed on with it, without waiting',
-      { retry: { maxDelayMs: 5_000 } },
+      'a 429 is passed on with its retry-after',
+      {},
       { kind: 'respond', status: 429, headers: { 'retry-after': '30' }, body: openAIError('Rate limit reached', 'requests') },
       { status: 429, type: 'rate_limit_exceeded', code: 'upstream_rate_limited', headers: { 'retry-after': '30' } },
     ],
   ];
 
   it.each(cases)('%s', async (_name, options, behaviour, expected) => {
-    const { upstream, delays } = connect(options);
+    const { upstream } = connect(options);
     fake.script(behaviour);
     await expect(completion(upstream)).rejects.toMatchObject({ name: 'ApiError', ...expected });
     expect(fake.requests).toHaveLength(1);
-    expect(delays).toEqual([]);
   });
 
   it('a stream that stalls for idleMs is a 504 while reading', async () => {
@@ -176,12 +178,11 @@ describe('upstream failures', () => {
 
   it('a 401 is a 502 upstream_auth_failed that never shows the key (the fake quotes it)', async () => {
     const wrongKey = 'sk-wrong-0123456789abcdef';
-    const { upstream, delays } = connect({ headers: { authorization: `Bearer ${wrongKey}` } });
+    const { upstream } = connect({ headers: { authorization: `Bearer ${wrongKey}` } });
     const failure: unknown = await completion(upstream).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: 'ApiError', status: 502, type: 'upstream_error', code: 'upstream_auth_failed' });
     expect(JSON.stringify({ ...(failure as Error), message: (failure as Error).message })).not.toContain(wrongKey);
     expect(fake.requests).toHaveLength(1);
-    expect(delays).toEqual([]);
   });
 });
 

@@ -47,5 +47,6 @@ export function callerOf(principal: Principal): Caller {
     app: principal.app,
     rateSubject: rateSubject(principal),
     keyBudgeted: false,
+    answerHeader: principal.answerHeader,
   };
 }

@@ -1,12 +1,14 @@
 import { SseReply, type SseEvent } from '../../http/sse.js';
 import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import type { ChatBody, ChatChunk } from '../../providers/types.js';
+import type { ChatBody, ChatChunk, ModelEntry } from '../../providers/types.js';
 import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
+import { createRouting, type Routing } from './routing/runner.js';
+import { firstEventOf, serveMetered } from './routing/served.js';
 
 /** Chunks as chat-completion events: our model id, usage only when asked, then [DONE]. */
 async function* chatEvents(chunks: AsyncIterable<ChatChunk>, modelId: string, includeUsage: boolean, signal: AbortSignal): AsyncGenerator<SseEvent> {
@@ -25,35 +27,43 @@ async function* chatEvents(chunks: AsyncIterable<ChatChunk>, modelId: string, in
   }
 }
 
-export function createChatService(deps: MeterOptions & { registry: ProviderRegistry }) {
+/** What a chat request sends upstream: the body without the gateway's own routing field. */
+function upstreamBody(body: ChatBody): ChatBody {
+  const { models: _fallbacks, ...rest } = body;
+  return rest;
+}
+
+export function createChatService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
+  const routing = deps.routing ?? createRouting(deps);
   return {
     /** `operation` names the front door in the usage row (chat.completions, messages.create). */
     async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal, operation = 'chat.completions') {
-      const { entry, adapter } = deps.registry.resolve(body.model, 'chat');
-      const inputTokens = estimateChatInputTokens(body, boundsOf(entry));
-      const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
-      // n choices may each write the whole budget: the hold covers them all.
+      const plan = routing.plan(deps.registry.requested([body.model, ...(body.models ?? [])], 'chat'));
+      // n choices may each write the whole budget: the hold covers them all, on the dearest target.
       const choices = body.n ?? 1;
-      const meter = await openMeter(deps, {
-        caller,
+      const outputOf = (entry: ModelEntry) => body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
+      const [first, ...alternatives] = plan.targets.map(({ entry }) => ({
         entry,
-        operation,
-        requestId,
-        inputTokens,
-        maxOutputTokens: maxOutputTokens * choices,
-        serviceTier: body.service_tier,
-      });
-      const call = { model: entry.model, body, maxOutputTokens, signal };
+        inputTokens: estimateChatInputTokens(body, boundsOf(entry)),
+        maxOutputTokens: outputOf(entry) * choices,
+      }));
+      if (!first) throw new Error('a plan has at least one target');
+      const meter = await openMeter(deps, { caller, ...first, operation, requestId, serviceTier: body.service_tier, alternatives });
+      const sent = upstreamBody(body);
+      const callOf = (entry: ModelEntry) => ({ model: entry.model, body: sent, maxOutputTokens: outputOf(entry), signal });
+      const inputOf = (entry: ModelEntry) => [first, ...alternatives].find((target) => target.entry === entry)?.inputTokens ?? first.inputTokens;
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
-        const chunks = meteredChunks(rewriteChunks(adapter.chatStream(call), body.image_model), meter, inputTokens, signal);
-        return new SseReply(chatEvents(chunks, entry.id, includeUsage, signal));
+        const { value, target } = await serveMetered(routing, plan, meter, caller, signal, ({ entry, adapter }) => firstEventOf(adapter.chatStream(callOf(entry))));
+        const chunks = meteredChunks(rewriteChunks(value, body.image_model), meter, inputOf(target.entry), signal);
+        return new SseReply(chatEvents(chunks, target.entry.id, includeUsage, signal));
       }
+      const { value, target } = await serveMetered(routing, plan, meter, caller, signal, ({ entry, adapter }) => adapter.chat(callOf(entry)));
       try {
-        const { completion, usage } = await adapter.chat(call);
+        const { completion, usage } = value;
         const { chargedMicro } = await meter.settle(usage, 'ok');
         const answer = rewriteCompletion(completion, body.image_model);
-        return { ...answer, model: entry.id, ...(answer.usage ? { usage: { ...answer.usage, cost: microToCredits(chargedMicro) } } : {}) };
+        return { ...answer, model: target.entry.id, ...(answer.usage ? { usage: { ...answer.usage, cost: microToCredits(chargedMicro) } } : {}) };
       } catch (error) {
         await meter.failed(error, signal);
         throw error;
@@ -61,4 +71,3 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
     },
   };
 }
-

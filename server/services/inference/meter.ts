@@ -41,9 +41,17 @@ export async function openMeter(
     cacheWrites?: CacheWrites;
     /** The `service_tier` the request asks for (flex and priority are priced apart). */
     serviceTier?: string | null;
+    /**
+     * The other targets a route or a `models` list may send the request to, each with its own
+     * input bound and output budget: the hold covers the dearest of them all.
+     */
+    alternatives?: { entry: ModelEntry; inputTokens: number; maxOutputTokens: number }[];
   },
 ) {
-  const { caller, entry } = request;
+  const { caller } = request;
+  // The target that answers, once known (`serve`): the usage row names it and its prices charge.
+  let entry = request.entry;
+  const targets = [{ entry, inputTokens: request.inputTokens, maxOutputTokens: request.maxOutputTokens }, ...(request.alternatives ?? [])];
   const started = deps.clock.now().getTime();
   let firstTokenAt: number | null = null;
   const eventOf = (usage: TokenUsage, status: UsageEvent['status'], errorCode: string | null): UsageEvent => {
@@ -79,23 +87,26 @@ export async function openMeter(
     throw error;
   };
 
-  if (caller.isTest && entry.provider !== 'local') {
+  const live = targets.find((target) => target.entry.provider !== 'local')?.entry;
+  if (caller.isTest && live) {
     await refuse(
       forbidden(
-        `Test keys (svc_test_…) and sandbox identity tokens reach only the offline local provider; '${entry.id}' needs a live key.`,
+        `Test keys (svc_test_…) and sandbox identity tokens reach only the offline local provider; '${live.id}' needs a live key.`,
         'test_key_not_allowed',
       ),
     );
   }
   try {
-    assertServiceTierPriced(entry, request.serviceTier);
+    for (const target of targets) assertServiceTierPriced(target.entry, request.serviceTier);
     await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
   } catch (error) {
     if (error instanceof ApiError) await refuse(error);
     throw error;
   }
   const bound = { inputTokens: request.inputTokens, cacheWrites: request.cacheWrites, serviceTier: request.serviceTier };
-  const heldMicro = mostCostMicro(entry, { ...bound, outputTokens: request.maxOutputTokens });
+  const heldMicro = Math.max(
+    ...targets.map((target) => mostCostMicro(target.entry, { ...bound, inputTokens: target.inputTokens, outputTokens: target.maxOutputTokens })),
+  );
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
   // A key with a budget: its window is the one holding the clock's now, in the same atomic step.
@@ -128,6 +139,10 @@ export async function openMeter(
   return {
     /** The key's budget after this hold (null when none applies), for the answer's headers. */
     budget,
+    /** The target that answered (of a route or a `models` list): the usage row names it, and it is charged at its prices. */
+    serve(target: ModelEntry) {
+      entry = target;
+    },
     /** Marks the first token (for time-to-first-token). */
     firstToken() {
       firstTokenAt ??= deps.clock.now().getTime();

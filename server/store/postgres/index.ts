@@ -5,6 +5,7 @@ import { createLedger } from './ledger.js';
 import { createInstance } from './instances.js';
 import { createMeteringRepository } from './metering.js';
 import { createRateCounters } from './rate-counters.js';
+import { createPostgresBreakers } from './breakers.js';
 import { createDevelopersRepository } from './developers.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository, createKeyCache } from './api-keys.js';
@@ -49,6 +50,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     text: guarded(createTextRepository(sql)),
     coordination: guarded({ leads: (task) => instance.leads(task), exclusively: (task, work) => instance.exclusively(task, work) }),
     rateCounters: guarded(createRateCounters(sql)),
+    breakers: guarded(createPostgresBreakers(sql)),
     credits: guarded(createCreditsRepository(sql, ledger, accounts)),
     checkout: guarded(createCheckoutRepository(sql, ledger, accounts)),
     subscriptions: guarded(createSubscriptionsRepository(sql)),

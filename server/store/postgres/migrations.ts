@@ -538,4 +538,19 @@ export const pgMigrations: PgMigration[] = [
       ${backfillUsageRollupsSql}
     `,
   },
+  {
+    version: 12,
+    name: 'circuit breakers of route targets, shared by every instance',
+    sql: `
+      -- One row per target (<provider>/<model>): its state, the failures of the current window,
+      -- and since when it is open (or probing). Times are the injected clock's epoch milliseconds.
+      CREATE TABLE breakers (
+        target          TEXT PRIMARY KEY,
+        state           TEXT NOT NULL CHECK (state IN ('closed', 'open', 'half_open')),
+        failures        INTEGER NOT NULL,
+        window_start_ms BIGINT NOT NULL,
+        since_ms        BIGINT NOT NULL
+      );
+    `,
+  },
 ];

@@ -3,6 +3,7 @@ import { createAccounts } from './accounts.js';
 import { createLedger } from './ledger.js';
 import { createHolds } from './holds.js';
 import { createRateCounters } from './rate-counters.js';
+import { createMemoryBreakers } from '../memory-breakers.js';
 import { createCreditsRepository } from './credits.js';
 import { createCheckoutRepository } from './checkout.js';
 import { createAppsRepository } from './apps.js';
@@ -51,6 +52,7 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     usage: createUsageRepository(db),
     coordination: { leads: async () => true, exclusively: (_task, work) => work() },
     rateCounters: createRateCounters(),
+    breakers: createMemoryBreakers(),
     credits: createCreditsRepository(db, ledger, accounts),
     checkout: createCheckoutRepository(db, ledger, accounts),
     responses: createResponsesRepository(db),

@@ -7,6 +7,14 @@ export const ModelId = z
   .regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/, 'must be <provider>/<model>, e.g. local/echo')
   .describe('Model identifier, <provider>/<model>');
 
+/** OpenRouter's `models`: fallbacks tried in order after `model` when it cannot answer (down, overloaded, rate-limited). */
+export const FallbackModels = z
+  .array(ModelId)
+  .min(1)
+  .max(8)
+  .optional()
+  .describe('Fallback models (or route/<name>), tried in order after model when it fails before answering');
+
 const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$');
 
 export const FunctionTool = z.strictObject({
@@ -78,6 +86,7 @@ const Temperature = z.number().min(0).max(2).describe('Randomness, 0.0 to 2.0');
  */
 export const ChatCompletionBody = z.looseObject({
   model: ModelId,
+  models: FallbackModels,
   messages: z.array(ChatMessage).min(1).describe('Conversation history'),
   stream: z.boolean().optional().describe('Stream the answer as server-sent events'),
   stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullish(),
@@ -173,6 +182,7 @@ const ResponsesTool = z.looseObject({ type: z.string(), name: z.string().optiona
 /** A Responses request: the known fields validated; others go on to native upstreams, and translated ones refuse them by name. */
 export const ResponseBody = z.looseObject({
   model: ModelId,
+  models: FallbackModels,
   input: z.union([z.string(), z.array(z.looseObject({}))]).optional().describe('Text or input items'),
   messages: z.array(ChatMessage).optional().describe('Chat messages, accepted in place of input'),
   instructions: z.string().nullish(),
@@ -291,6 +301,13 @@ export const Model = z.object({
   context_length: z.number().int().nullable(),
   pricing: ModelPricing,
   capabilities: z.array(z.enum(['chat', 'embeddings', 'responses', 'tools'])),
+  route: z
+    .object({
+      strategy: z.enum(['fallback', 'weighted']),
+      targets: z.array(z.object({ model: z.string(), weight: z.number() })).describe('The models it stands for, flattened, as the providers file orders them'),
+    })
+    .optional()
+    .describe('For a route (route/<name>): how it picks its targets; its pricing is its dearest target\'s, its context_length its largest'),
 });
 
 export const ModelsQuery = z.strictObject({

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/** How a route picks among its targets. */
+export type RouteStrategy = 'fallback' | 'weighted';
+
+/** A route of the providers file, its targets resolved to model ids (a route naming a route is flattened). */
+export interface RouteDefinition {
+  /** `route/<name>`. */
+  id: string;
+  strategy: RouteStrategy;
+  targets: { model: string; weight: number }[];
+}
+
+/** The prefix of a route's id: `route/<name>` keeps the `<provider>/<model>` form of model ids. */
+export const ROUTE_PREFIX = 'route/';
+
+export const isRouteId = (id: string) => id.startsWith(ROUTE_PREFIX);
+
+const Target = z.strictObject({
+  /** `<provider>/<model>`, or `route/<name>` of another route. */
+  model: z.string().min(1).regex(/^[^/\s]+\/\S+$/, 'must be <provider>/<model> or route/<name>'),
+  /** Only for `weighted`: a share of the requests, relative to the other targets. */
+  weight: z.number().positive('must be above 0').optional(),
+});
+
+export const RouteConfig = z
+  .strictObject({
+    strategy: z.enum(['fallback', 'weighted']),
+    targets: z.array(Target).min(1),
+  })
+  .refine((route) => route.strategy === 'weighted' || route.targets.every((t) => t.weight === undefined), {
+    message: 'weight is for a weighted route; a fallback route tries its targets in order',
+    path: ['strategy'],
+  });
+export type RouteConfig = z.infer<typeof RouteConfig>;
+
+export const RouteName = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'a route name is lower-case letters, digits, ".", "-" or "_"');
+export const RoutesConfig = z.record(RouteName, RouteConfig);
+
+/**
+ * The routes of a providers file, checked against the models that exist: every target names a
+ * model of a configured provider or another route, routes form no loop. A route that names a
+ * route takes its targets in place (its weight shared among them). `where(path)` names the line
+ * of a bad value; the error is one line, thrown as `fail` makes it.
+ */
+export function resolveRoutes(
+  routes: Record<string, RouteConfig>,
+  modelExists: (id: string) => boolean,
+  where: (path: (string | number)[]) => string,
+  fail: (message: string) => Error,
+): RouteDefinition[] {
+  const flattened = new Map<string, { model: string; weight: number }[]>();
+  const flatten = (name: string, trail: string[]): { model: string; weight: number }[] => {
+    const done = flattened.get(name);
+    if (done) return done;
+    const route = routes[name];
+    if (!route) throw fail(`${where(['routes'])}: no route '${name}'`);
+    const targets = route.targets.flatMap((target, index) => {
+      const weight = target.weight ?? 1;
+      if (!isRouteId(target.model)) {
+        if (!modelExists(target.model)) {
+          throw fail(`${where(['routes', name, 'targets', index, 'model'])}: route '${name}' names the model '${target.model}', which no configured provider serves`);
+        }
+        return [{ model: target.model, weight }];
+      }
+      const inner = target.model.slice(ROUTE_PREFIX.length);
+      if (!(inner in routes)) throw fail(`${where(['routes', name, 'targets', index, 'model'])}: route '${name}' names the route '${inner}', which is not defined`);
+      if (trail.includes(inner)) {
+        throw fail(`${where(['routes', name, 'targets', index, 'model'])}: routes form a loop: ${[...trail, inner].map((n) => ROUTE_PREFIX + n).join(' → ')}`);
+      }
+      const innerTargets = flatten(inner, [...trail, inner]);
+      return innerTargets.map((t) => ({ model: t.model, weight: (weight * t.weight) / innerTargets.reduce((sum, x) => sum + x.weight, 0) }));
+    });
+    // A model named twice is tried once, where it first comes.
+    const unique = targets.filter((target, index) => targets.findIndex((t) => t.model === target.model) === index);
+    flattened.set(name, unique);
+    return unique;
+  };
+  return Object.entries(routes).map(([name, route]) => ({ id: `${ROUTE_PREFIX}${name}`, strategy: route.strategy, targets: flatten(name, [name]) }));
+}

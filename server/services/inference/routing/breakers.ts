@@ -1,0 +1,94 @@
+import type { Clock } from '../../../clock.js';
+import type { BreakerRecord, BreakerStore } from '../../../store/types.js';
+import type { InferenceObserver } from '../observer.js';
+
+export interface BreakerPolicy {
+  /** Failures within `windowMs` (from the first of them) that open the breaker. */
+  failureThreshold: number;
+  windowMs: number;
+  /** How long an open breaker sends nothing before one probe is let through. */
+  cooldownMs: number;
+}
+
+export const DEFAULT_BREAKER: BreakerPolicy = { failureThreshold: 5, windowMs: 30_000, cooldownMs: 30_000 };
+
+/** The record after a failure: counted in its window; at the threshold, or on a failed probe, open. */
+export function afterFailure(current: BreakerRecord | null, now: number, policy: BreakerPolicy): BreakerRecord {
+  if (current?.state === 'half_open') return { state: 'open', failures: 0, windowStartMs: now, sinceMs: now };
+  // Already open (a request admitted before it opened): the cooldown keeps running from when it opened.
+  if (current?.state === 'open') return current;
+  const inWindow = current !== null && current.failures > 0 && now - current.windowStartMs < policy.windowMs;
+  const failures = inWindow ? current.failures + 1 : 1;
+  const windowStartMs = inWindow ? current.windowStartMs : now;
+  return failures >= policy.failureThreshold
+    ? { state: 'open', failures: 0, windowStartMs: now, sinceMs: now }
+    : { state: 'closed', failures, windowStartMs, sinceMs: current?.sinceMs ?? now };
+}
+
+/**
+ * Circuit breakers per target: open after `failureThreshold` failures in a window, skipped while
+ * open, half-open after the cooldown (one probe, claimed atomically in the store, so one instance
+ * of many sends it), closed by the probe's success or opened again by its failure. Times are the
+ * injected clock's; the store is per process (SQLite) or shared (PostgreSQL).
+ */
+export function createBreakers(deps: { store: BreakerStore; clock: Clock; observer: InferenceObserver; policy?: BreakerPolicy }) {
+  const policy = deps.policy ?? DEFAULT_BREAKER;
+  const now = () => deps.clock.now().getTime();
+  const changed = (target: string, before: BreakerRecord['state'] | undefined, after: BreakerRecord | null) => {
+    if (after && after.state !== (before ?? 'closed')) deps.observer.breakerChanged(target, after.state);
+  };
+
+  return {
+    policy,
+    /** Whether a request may go to `target` now; a due probe is claimed by whoever asks first. */
+    async admit(target: string): Promise<boolean> {
+      const record = await deps.store.read(target);
+      if (!record || record.state === 'closed') return true;
+      if (now() - record.sinceMs < policy.cooldownMs) return false;
+      // Due for a probe (or a probe that never reported back, past another cooldown): claim it.
+      let claimed = false;
+      let before: BreakerRecord['state'] | undefined;
+      const after = await deps.store.update(target, (current) => {
+        before = current?.state;
+        if (!current || current.state === 'closed') return null;
+        if (now() - current.sinceMs < policy.cooldownMs) return null;
+        claimed = true;
+        return { ...current, state: 'half_open', sinceMs: now() };
+      });
+      if (claimed) changed(target, before, after);
+      return claimed || after?.state === 'closed';
+    },
+
+    /** A target answered: a half-open (or open) breaker closes; a closed one is left as it is (no write). */
+    async succeeded(target: string): Promise<void> {
+      const record = await deps.store.read(target);
+      if (!record || record.state === 'closed') return;
+      let before: BreakerRecord['state'] | undefined;
+      const after = await deps.store.update(target, (current) => {
+        before = current?.state;
+        if (!current || current.state === 'closed') return null;
+        return { state: 'closed', failures: 0, windowStartMs: now(), sinceMs: now() };
+      });
+      changed(target, before, after);
+    },
+
+    /** A target failed in a way that is its own (never the caller's). */
+    async failed(target: string): Promise<void> {
+      let before: BreakerRecord['state'] | undefined;
+      const after = await deps.store.update(target, (current) => {
+        before = current?.state;
+        return afterFailure(current, now(), policy);
+      });
+      changed(target, before, after);
+    },
+
+    /** A target's state as of now (an open breaker past its cooldown reads half_open: the next request probes). */
+    async stateOf(target: string): Promise<BreakerRecord['state']> {
+      const record = await deps.store.read(target);
+      if (!record) return 'closed';
+      return record.state === 'open' && now() - record.sinceMs >= policy.cooldownMs ? 'half_open' : record.state;
+    },
+  };
+}
+
+export type Breakers = ReturnType<typeof createBreakers>;

@@ -1,0 +1,151 @@
+import type { Clock } from '../../../clock.js';
+import { ApiError } from '../../../errors.js';
+import type { Requested, ResolvedModel } from '../../../providers/registry.js';
+import type { BreakerStore } from '../../../store/types.js';
+import { nobodyWatching, type InferenceObserver } from '../observer.js';
+import { clockSleep, DEFAULT_RETRY, waitBefore, type RetryPolicy, type Sleep } from './backoff.js';
+import { createBreakers, type BreakerPolicy } from './breakers.js';
+import { orderTargets } from './plan.js';
+import { verdictOf } from './policy.js';
+
+/** One try of one target that did not answer: which, why (its error class), and how long it took. */
+export interface FailedAttempt {
+  model: string;
+  errorClass: string;
+  latencyMs: number;
+}
+
+/** The targets of one request in the order to try them, and what names them in headers and metrics. */
+export interface TargetPlan {
+  /** A route's id, or the requested model's when it has `models` fallbacks; null for one model alone. */
+  route: string | null;
+  targets: ResolvedModel[];
+}
+
+export interface RoutingOptions {
+  clock: Clock;
+  store: { breakers: BreakerStore };
+  observer?: InferenceObserver;
+  retry?: RetryPolicy;
+  breaker?: BreakerPolicy;
+  /** Waits between retries (default: by the clock, see clockSleep). */
+  sleep?: Sleep;
+  /** Draws the weighted order (tests fix it). */
+  random?: () => number;
+}
+
+/** `x-svc-attempts`: each try that failed, `target=class;ms`, then the one that answered. */
+function attemptsHeader(failed: FailedAttempt[], served: string | null): string {
+  const tries = failed.map((a) => `${a.model}=${a.errorClass};${a.latencyMs}ms`);
+  return [...tries, ...(served ? [`${served}=ok`] : [])].join(', ');
+}
+
+/** The headers that say which targets were tried and which answered. */
+export function servedHeaders(plan: TargetPlan, failed: FailedAttempt[], served: string | null): Record<string, string> {
+  return { ...(plan.route ? { 'x-svc-route': plan.route } : {}), 'x-svc-attempts': attemptsHeader(failed, served) };
+}
+
+/** The answer of a target, which one it was, and the tries that failed before it. */
+export interface Served<T> {
+  value: T;
+  target: ResolvedModel;
+  failed: FailedAttempt[];
+}
+
+/**
+ * Sends a request to the targets of its plan until one answers: each target's breaker is asked
+ * first (an open one is skipped unsent); a failure the policy allows is retried on the same target
+ * with backoff (its `retry-after` honoured) within the total bound, then the next target is tried;
+ * a context-length failure skips targets whose window is no larger; a caller's error ends it at
+ * once. `attempt` must resolve only once the target has answered (for a stream, its first event):
+ * this is all before the first byte reaches the client.
+ */
+export function createRouting(options: RoutingOptions) {
+  const observer = options.observer ?? nobodyWatching;
+  const retry = options.retry ?? DEFAULT_RETRY;
+  const sleep = options.sleep ?? clockSleep(options.clock);
+  const random = options.random ?? Math.random;
+  const breakers = createBreakers({ store: options.store.breakers, clock: options.clock, observer, ...(options.breaker ? { policy: options.breaker } : {}) });
+  const now = () => options.clock.now().getTime();
+
+  return {
+    breakers,
+
+    /** The plan of a request: `model`, then its `models` fallbacks, each route's targets in its order; a target named twice is tried once. */
+    plan(requested: Requested[]): TargetPlan {
+      const seen = new Set<string>();
+      const targets = requested
+        .flatMap((item) => orderTargets(item.strategy, item.targets, random))
+        .filter((target) => !seen.has(target.entry.id) && seen.add(target.entry.id));
+      const [first] = requested;
+      const routed = requested.length > 1 || (first !== undefined && first.id !== first.targets[0]?.entry.id);
+      return { route: routed && first ? first.id : null, targets };
+    },
+
+    async run<T>(plan: TargetPlan, signal: AbortSignal, attempt: (target: ResolvedModel) => Promise<T>): Promise<Served<T>> {
+      const failed: FailedAttempt[] = [];
+      const started = now();
+      let waited = 0;
+      let lastError: unknown = null;
+      /** After a context-length failure: only a target with a larger window may take the request. */
+      let windowAbove: number | null = null;
+      let tries = 0;
+      for (const target of plan.targets) {
+        const id = target.entry.id;
+        if (windowAbove !== null && target.entry.contextLength !== null && target.entry.contextLength <= windowAbove) continue;
+        if (!(await breakers.admit(id))) {
+          failed.push({ model: id, errorClass: 'circuit_open', latencyMs: 0 });
+          continue;
+        }
+        for (let repeat = 0; ; repeat++) {
+          const attemptStart = now();
+          const fallback = repeat === 0 && tries > 0;
+          tries += 1;
+          try {
+            const value = await attempt(target);
+            observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: 'ok', latencyMs: now() - attemptStart, retry: repeat > 0, fallback });
+            await breakers.succeeded(id);
+            return { value, target, failed };
+          } catch (error) {
+            if (signal.aborted) throw error;
+            const verdict = verdictOf(error);
+            const latencyMs = now() - attemptStart;
+            observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: verdict.failure, latencyMs, retry: repeat > 0, fallback });
+            failed.push({ model: id, errorClass: verdict.failure, latencyMs });
+            lastError = error;
+            if (verdict.countsAgainstTarget) await breakers.failed(id);
+            if (!verdict.moveOn) throw withHeaders(error, servedHeaders(plan, failed, null));
+            if (verdict.failure === 'context_length') {
+              if (target.entry.contextLength === null) break;
+              windowAbove = Math.max(windowAbove ?? 0, target.entry.contextLength);
+              break;
+            }
+            if (!verdict.repeat || repeat >= (target.retries ?? retry.retries)) break;
+            const delay = waitBefore(repeat, verdict.retryAfterMs, retry, waited, random);
+            if (delay === null) break;
+            if (!(await breakers.admit(id))) break;
+            await sleep(delay, signal);
+            waited += delay;
+          }
+        }
+      }
+      throw withHeaders(lastError ?? allSkipped(plan, failed, now() - started), servedHeaders(plan, failed, null));
+    },
+  };
+}
+
+export type Routing = ReturnType<typeof createRouting>;
+
+/** Every target was skipped (breakers open, or windows too small): a 503 that says which. */
+function allSkipped(plan: TargetPlan, failed: FailedAttempt[], _elapsedMs: number): ApiError {
+  const names = failed.map((a) => a.model).join(', ') || plan.targets.map((t) => t.entry.id).join(', ');
+  return new ApiError(503, 'upstream_error', `No target can take the request now: ${names} ${failed.length === 1 ? 'is' : 'are'} failing (circuit open); retry shortly.`, 'circuit_open', null, {
+    'retry-after': '30',
+  });
+}
+
+/** The error with the routing headers added (an ApiError carries them to the answer). */
+function withHeaders(error: unknown, headers: Record<string, string>): unknown {
+  if (error instanceof ApiError) Object.assign(error.headers, headers);
+  return error;
+}

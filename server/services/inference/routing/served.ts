@@ -1,0 +1,52 @@
+import type { ResolvedModel } from '../../../providers/registry.js';
+import type { Caller } from '../caller.js';
+import type { Meter } from '../meter.js';
+import { servedHeaders, type Routing, type Served, type TargetPlan } from './runner.js';
+
+/**
+ * Runs a metered request over its plan: the meter (already holding for the dearest target) is
+ * settled at no cost when no target answers, else told which target answered; the answer's
+ * headers say which targets were tried (`x-svc-route`, `x-svc-attempts`).
+ */
+export async function serveMetered<T>(
+  routing: Routing,
+  plan: TargetPlan,
+  meter: Meter,
+  caller: Caller,
+  signal: AbortSignal,
+  attempt: (target: ResolvedModel) => Promise<T>,
+): Promise<Served<T>> {
+  let served: Served<T>;
+  try {
+    served = await routing.run(plan, signal, attempt);
+  } catch (error) {
+    await meter.failed(error, signal);
+    throw error;
+  }
+  meter.serve(served.target.entry);
+  for (const [name, value] of Object.entries(servedHeaders(plan, served.failed, served.target.entry.id))) caller.answerHeader?.(name, value);
+  return served;
+}
+
+/**
+ * A stream once its first event has arrived: an upstream that fails before it (refused, down,
+ * an error event in place of an answer) throws here, where another target can still be tried;
+ * after it, the stream is the client's. Closing the returned stream closes the upstream's.
+ */
+export async function firstEventOf<T>(events: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* () {
+    try {
+      if (first.done) return;
+      yield first.value;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await iterator.return?.();
+    }
+  })();
+}
