@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/errors.js';
-import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from '../../server/providers/anthropic/translate.js';
+import { createStreamTranslator, fromAnthropicMessage } from '../../server/providers/anthropic/from-anthropic.js';
+import { toAnthropicRequest } from '../../server/providers/anthropic/to-anthropic.js';
 import type { ChatChunk } from '../../server/providers/types.js';
 import { ChatCompletionBody } from '../../src/contract/schemas/inference.js';
 
@@ -291,7 +292,7 @@ describe('Anthropic stream events → OpenAI chunks', () => {
     expect(chunks.at(-1)).toMatchObject({ id: 'chatcmpl-s', choices: [{ finish_reason: 'tool_calls' }], usage: { prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 } });
   });
 
-  it('reports the cache read of message_start as cached_tokens; message_delta’s counts, where it has them, win', () => {
+  it('reports the cache read of message_start as cached_tokens and its writes as cache_write_tokens; message_delta’s counts, where it has them, win', () => {
     const cachedStart = sse({ type: 'message_start', message: { id: 'msg_c', usage: { input_tokens: 3, output_tokens: 1, cache_read_input_tokens: 40, cache_creation_input_tokens: 8 } } });
     const text = [
       sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
@@ -299,7 +300,7 @@ describe('Anthropic stream events → OpenAI chunks', () => {
       sse({ type: 'content_block_stop', index: 0 }),
     ];
     const fromStart = run([cachedStart, ...text, sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }), sse({ type: 'message_stop' })]);
-    expect(fromStart.at(-1)?.usage).toEqual({ prompt_tokens: 51, completion_tokens: 2, total_tokens: 53, prompt_tokens_details: { cached_tokens: 40 } });
+    expect(fromStart.at(-1)?.usage).toEqual({ prompt_tokens: 51, completion_tokens: 2, total_tokens: 53, prompt_tokens_details: { cached_tokens: 40, cache_write_tokens: 8 } });
 
     const newer = sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 48, cache_creation_input_tokens: 0 } });
     const fromDelta = run([cachedStart, ...text, newer, sse({ type: 'message_stop' })]);

@@ -2,7 +2,8 @@ import { parseEventStream } from '../../../src/client/sse.js';
 import type { ProviderAdapter } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { createNativeMessages } from './native.js';
-import { createStreamTranslator, fromAnthropicMessage, structuredAnswerOf, toAnthropicRequest } from './translate.js';
+import { createStreamTranslator, fromAnthropicMessage } from './from-anthropic.js';
+import { structuredAnswerOf, toAnthropicRequest } from './to-anthropic.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -18,9 +19,10 @@ export interface AnthropicAdapterOptions {
 }
 
 /**
- * Anthropic's Messages API behind the OpenAI chat interface (see translate.ts for what maps to
- * what), and relayed as it is behind the gateway's own Messages front door (native.ts). No embeddings (Anthropic has none) and no native Responses API: the gateway translates
- * responses to chat completions. `close` closes the upstream's pool.
+ * Anthropic's Messages API behind the OpenAI chat interface (to-anthropic.ts and
+ * from-anthropic.ts say what maps to what), and relayed as it is behind the gateway's own
+ * Messages front door (native.ts). No embeddings (Anthropic has none) and no native Responses
+ * API: the gateway translates responses to chat completions. `close` closes the upstream's pool.
  */
 export function createAnthropicAdapter(options: AnthropicAdapterOptions): ProviderAdapter {
   const { upstream } = options;
