@@ -310,4 +310,44 @@ describe('usage rollups', () => {
     await onDatabase(t, [...Object.keys(ROLLUPS).map((table) => `DELETE FROM ${table}`), backfillUsageRollupsSql, 'SELECT 1']);
     await expectRollupsOf(t, rows);
   });
+
+  it('a usage row keeps the route targets tried before the one that answered, as JSON, and null when the first answered', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-attempts-'));
+    server = await startTestServer({ providers: [pricedProvider()], ...(onPostgres ? {} : { dbPath: join(dir, 'svc.db') }) });
+    const t = server;
+    const row = {
+      appUuid: t.appUuid,
+      livemode: true,
+      keyId: null,
+      address: null,
+      provider: 'paid',
+      model: 'echo',
+      operation: 'chat.completions',
+      inputTokens: 0,
+      outputTokens: 0,
+      costMicro: 0,
+      latencyMs: 0,
+      ttftMs: null,
+      status: 'refused' as const,
+      errorCode: 'insufficient_credits',
+      at: t.clock.now().toISOString(),
+    };
+    const attempts = [
+      { model: 'acme/gpt-fake', errorClass: 'rate_limited', latencyMs: 120 },
+      { model: 'claude/claude-sonnet-4-5', errorClass: 'server_error', latencyMs: 3000 },
+    ];
+    await t.server.store.usage.record({ ...row, requestId: 'req_after_two', attempts });
+    await t.server.store.usage.record({ ...row, requestId: 'req_first_answered' });
+    const stored = await onDatabase(t, [`SELECT request_id, attempts FROM usage_events ORDER BY request_id`]);
+    expect(stored.map((r) => ({ request_id: r.request_id, attempts: r.attempts === null ? null : JSON.parse(String(r.attempts)) }))).toEqual([
+      {
+        request_id: 'req_after_two',
+        attempts: [
+          { model: 'acme/gpt-fake', error_class: 'rate_limited', latency_ms: 120 },
+          { model: 'claude/claude-sonnet-4-5', error_class: 'server_error', latency_ms: 3000 },
+        ],
+      },
+      { request_id: 'req_first_answered', attempts: null },
+    ]);
+  });
 });
