@@ -116,6 +116,8 @@ export function joinDashValues(argv: readonly string[], booleanFlags: ReadonlySe
  * line exits 2 (DESIGN §8), so scripts can tell it from an API error.
  */
 export async function runCli(argv: string[], context: SvcContext): Promise<number> {
+  // What Tab asks (hidden; its words are the command line being typed, not options of its own).
+  if (argv[0] === '__complete') return (await import('./completion/run-complete.js')).runComplete(argv.slice(1), context);
   const colored = Boolean((context.stderr as { isTTY?: boolean }).isTTY) && !('NO_COLOR' in context.env);
   const cli = await buildCli(colored, argv);
   const booleanFlags = new Set(['--help', '--version']);

@@ -2,10 +2,7 @@ import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { SvcCommand } from '../base-command.js';
 import { completionScript, SHELLS } from '../completion/scripts.js';
-import { commandWords } from '../command-words.js';
-import { completionSpec } from '../completion/spec.js';
 import { ExitCode } from '../exit-codes.js';
-import { namePlaceholders, placeholderTable } from '../placeholders.js';
 
 export class CompletionCommand extends SvcCommand {
   // It talks to no server: no --api-url in its options.
@@ -15,7 +12,7 @@ export class CompletionCommand extends SvcCommand {
     category: 'Setup',
     description: 'Print a shell completion script',
     details:
-      'Completes every command, `svc api` group and operation, flag, and the values of enum flags, from the same table as `--help`. The script is static: Tab costs no Node start.',
+      'Completes every command, `svc api` group and operation, flag, the values of enum flags, dashboard screens, and — asked from the server, with a short timeout and a cache in ~/.svc/cache — models and app ids. The script asks `svc __complete` (hidden), as cobra-made CLIs do.',
     examples: [
       ['bash (in ~/.bashrc)', 'eval "$(svc completion bash)"'],
       ['zsh (in ~/.zshrc, after compinit)', 'eval "$(svc completion zsh)"'],
@@ -27,14 +24,7 @@ export class CompletionCommand extends SvcCommand {
   shell = Option.String({ name: 'shell', validator: t.isEnum(SHELLS) });
 
   async execute(): Promise<number> {
-    // Option definitions read `--tier #0`; name the values as `--help` does, so enums show.
-    const { allCommands } = await import('../run.js');
-    const tables = new Map((await allCommands()).map((command) => [(command.paths?.[0] ?? []).join(' '), placeholderTable(command)]));
-    const definitions = this.cli.definitions().map((definition) => {
-      const table = tables.get(commandWords(definition.path).join(' '));
-      return { path: definition.path, options: definition.options.map((option) => ({ definition: namePlaceholders(option.definition, table) })) };
-    });
-    this.context.stdout.write(completionScript[this.shell](completionSpec(definitions)));
+    this.context.stdout.write(completionScript[this.shell]);
     return ExitCode.ok;
   }
 }

@@ -1,44 +1,43 @@
 import { commandWords } from '../command-words.js';
 
-/** What a clipanion definition tells completion: its path and options (values named, as in `--help`). */
+/** What a clipanion definition tells completion: its path, its short usage (arguments) and options (values named, as in `--help`). */
 export interface DefinitionLike {
   path: string;
+  usage: string;
   options: ReadonlyArray<{ definition: string }>;
 }
 
-/**
- * Everything a shell needs to complete svc, keyed by command path (`svc`, `svc api`, …): the
- * words that may follow a path, the flags of a command, and the values an enum flag takes.
- */
-export interface CompletionSpec {
-  next: Map<string, string[]>;
-  flags: Map<string, string[]>;
-  /** Keyed `<command path> <flag>`. */
-  values: Map<string, string[]>;
+export interface OptionShape {
+  /** `-q`, `--jq`. */
+  names: string[];
+  /** What the value is (`model`, `starter|pro`, `json|@file|-`), or null for a switch. */
+  value: string | null;
 }
 
-/** `--starter <mini|web|messenger>` → the flag's values. */
-const ENUM_FLAG = /^(--[a-z0-9-]+)(?:,-[a-z])? <([^<>|\s]+(?:\|[^<>|\s]+)+)>$/;
+/** One command as completion sees it. */
+export interface CommandShape {
+  words: string[];
+  /** The names of its positional arguments, in order (`app-uuid`, `screen`). */
+  positionals: string[];
+  options: OptionShape[];
+}
 
-export function completionSpec(definitions: readonly DefinitionLike[]): CompletionSpec {
-  const next = new Map<string, Set<string>>();
-  const flags = new Map<string, string[]>();
-  const values = new Map<string, string[]>();
-  for (const definition of definitions) {
-    const words = commandWords(definition.path);
-    words.forEach((word, i) => {
-      const parent = ['svc', ...words.slice(0, i)].join(' ');
-      next.set(parent, (next.get(parent) ?? new Set()).add(word));
-    });
-    const path = ['svc', ...words].join(' ');
-    const names = definition.options.flatMap((option) => (option.definition.split(' ')[0] ?? '').split(',')).filter((name) => name.startsWith('--'));
-    flags.set(path, [...new Set([...(flags.get(path) ?? []), ...names, '--help'])]);
-    for (const option of definition.options) {
-      const [, flag, choices] = ENUM_FLAG.exec(option.definition) ?? [];
-      const list = choices?.split('|') ?? [];
-      // `<json|@file|->` describes a form, not a list of values
-      if (flag && !list.some((choice) => choice.startsWith('@') || choice === '-')) values.set(`${path} ${flag}`, list);
-    }
-  }
-  return { next: new Map([...next].map(([path, words]) => [path, [...words].sort()])), flags, values };
+/** `--starter <mini|web|messenger>`, `-q,--jq <expression>`, `--paginate`. */
+function optionShape(definition: string): OptionShape {
+  const [names = '', value] = definition.split(' ');
+  return { names: names.split(','), value: value ? value.replace(/^<|>$/g, '') : null };
+}
+
+export function commandShapes(definitions: readonly DefinitionLike[]): CommandShape[] {
+  return definitions
+    .map((definition) => {
+      const words = commandWords(definition.path);
+      const positionals = definition.usage
+        .trim()
+        .split(' ')
+        .slice(words.length + 1)
+        .flatMap((token) => /^[<[]([a-z][\w-]*)(?:\.\.\.)?[>\]]$/.exec(token)?.[1] ?? []);
+      return { words, positionals, options: definition.options.map((option) => optionShape(option.definition)) };
+    })
+    .filter((shape) => !shape.words[0]?.startsWith('_'));
 }
