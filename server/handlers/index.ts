@@ -5,6 +5,7 @@ import { developerKeysHandlers } from './developer-keys.js';
 import { developerUsersHandlers } from './developer-users.js';
 import { inferenceHandlers } from './inference.js';
 import { messagesHandlers } from './messages.js';
+import { providersHandlers } from './providers.js';
 import { sandboxHandlers } from './sandbox.js';
 import { systemHandlers } from './system.js';
 import { textHandlers } from './text.js';
@@ -28,4 +29,5 @@ export const handlers: HandlerTable = {
   ...textHandlers,
   ...catalogHandlers,
   ...sandboxHandlers,
+  ...providersHandlers,
 };

@@ -18,4 +18,5 @@ export const GROUP_DESCRIPTIONS: Record<string, string> = {
   health: 'Health check',
   jwks: "The server's public signing keys",
   openapi: 'The OpenAPI document',
+  providers: "The upstream targets' state (breakers, error rates, latency)",
 };

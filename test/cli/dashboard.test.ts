@@ -23,7 +23,7 @@ describe('svc dashboard without a terminal', () => {
   it('an unknown screen is a usage error that lists the screens', async () => {
     const result = await runSvc(['dashboard', 'nope'], { home });
     expect(result.code, explain(result)).toBe(2);
-    expect(result.stderr).toContain('Unknown screen "nope": one of apps, keys, users, usage, credits, subscription, billing.');
+    expect(result.stderr).toContain('Unknown screen "nope": one of apps, keys, users, usage, credits, subscription, billing, providers.');
   });
 
   it('--help names the screens and the keys', async () => {
@@ -52,7 +52,8 @@ describe.skipIf(!hasTmux)('svc dashboard in an 80×24 terminal (tmux)', () => {
     await terminal.showing('Default app');
     const lines = terminal.screen().split('\n');
     // The whole frame is on the screen: the tabs on the first line, the keys on the last drawn one.
-    expect(lines[0]).toContain('1 Apps  2 Keys  3 Users  4 Usage  5 Credits  6 Subscription');
+    // Eight tabs do not fit 80 columns padded: one space between them, none cut off.
+    expect(lines[0]).toContain('1 Apps 2 Keys 3 Users 4 Usage 5 Credits 6 Subscription 7 Billing 8 Providers');
     expect(terminal.screen()).toContain('? help · q quit');
     terminal.send('4');
     await terminal.showing('Usage of Default app, last 30 days');

@@ -107,7 +107,7 @@ describe('help and leaving', () => {
     await dash.shows('Apps (1)');
     dash.press('?');
     await dash.shows('Everywhere');
-    for (const text of ['Ctrl+C', 'Shift+Tab', '1–7', 'go to a screen', 'n  new app', 'd  delete', 'PgDn', 'Enter  select']) {
+    for (const text of ['Ctrl+C', 'Shift+Tab', '1–8', 'go to a screen', 'n  new app', 'd  delete', 'PgDn', 'Enter  select']) {
       expect(dash.screen()).toContain(text);
     }
     dash.expectFits();

@@ -11,6 +11,7 @@ import { AppsScreen } from './screens/AppsScreen.js';
 import { BillingScreen } from './screens/BillingScreen.js';
 import { CreditsScreen } from './screens/CreditsScreen.js';
 import { KeysScreen } from './screens/KeysScreen.js';
+import { ProvidersScreen } from './screens/ProvidersScreen.js';
 import { SubscriptionScreen } from './screens/SubscriptionScreen.js';
 import { UsageScreen } from './screens/UsageScreen.js';
 import { UsersScreen } from './screens/UsersScreen.js';
@@ -25,6 +26,7 @@ const SCREEN_VIEWS: Record<ScreenId, ComponentType<ScreenProps>> = {
   credits: CreditsScreen,
   subscription: SubscriptionScreen,
   billing: BillingScreen,
+  providers: ProvidersScreen,
 };
 
 /** Header (2 lines) and footer (3 lines) around the screen's body. */

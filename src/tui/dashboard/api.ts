@@ -27,6 +27,8 @@ export type Plan = Answer<'subscriptions.plans'>['data'][number];
 export type Subscription = Answer<'subscriptions.status'>;
 export type Portal = Answer<'subscriptions.customer-portal'>;
 export type BillingRecord = Answer<'developer.billing'>['data'][number];
+export type ProviderStatus = Answer<'providers.status'>;
+export type ProviderTarget = ProviderStatus['data'][number];
 
 export type AppFields = Body<'developer.apps.create'>;
 export type AppChanges = Body<'developer.apps.update'>;
@@ -88,4 +90,7 @@ export interface DashboardApi {
   cancel(): Promise<Subscription>;
   renew(): Promise<Subscription>;
   portal(): Promise<Portal>;
+
+  /** Each upstream target's breaker, attempts, error rate and median latency (admin keys). */
+  providerStatus(): Promise<ProviderStatus>;
 }

@@ -90,6 +90,7 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
     cancel: () => client.call(op('subscriptions.cancel')),
     renew: () => client.call(op('subscriptions.renew')),
     portal: () => client.call(op('subscriptions.customer-portal'), { body: {} }),
+    providerStatus: () => client.call(op('providers.status')),
   };
   return api;
 }

@@ -44,7 +44,8 @@ describe('the key tables', () => {
     expect(actionIn(globalBindings, '', key({ tab: true }))).toBe('next');
     expect(actionIn(globalBindings, '', key({ tab: true, shift: true }))).toBe('prev');
     expect(actionIn(globalBindings, '3', key())).toBe('users');
-    expect(actionIn(globalBindings, '8', key())).toBeNull();
+    expect(actionIn(globalBindings, '8', key())).toBe('providers');
+    expect(actionIn(globalBindings, '9', key())).toBeNull();
     expect(actionIn(listBindings, '', key({ pageDown: true }))).toBe('pageDown');
     expect(actionIn(screenBindings.apps, 'n', key())).toBe('create');
     // Alt+n is not n.

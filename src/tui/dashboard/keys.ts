@@ -89,6 +89,7 @@ export const screenBindings = {
     refreshBinding,
   ],
   billing: [copyBinding, refreshBinding],
+  providers: [refreshBinding],
 } as const satisfies Record<ScreenId, readonly Binding<string>[]>;
 
 /** The actions a screen's handler receives: its own and the list's. */

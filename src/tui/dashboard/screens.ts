@@ -10,6 +10,7 @@ export const SCREENS = [
   { id: 'credits', title: 'Credits' },
   { id: 'subscription', title: 'Subscription' },
   { id: 'billing', title: 'Billing' },
+  { id: 'providers', title: 'Providers' },
 ] as const;
 
 export type ScreenId = (typeof SCREENS)[number]['id'];
