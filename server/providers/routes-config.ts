@@ -34,8 +34,13 @@ export const RouteConfig = z
   });
 export type RouteConfig = z.infer<typeof RouteConfig>;
 
-export const RouteName = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'a route name is lower-case letters, digits, ".", "-" or "_"');
-export const RoutesConfig = z.record(RouteName, RouteConfig);
+const ROUTE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** Routes by name; a bad name is reported at the name itself (`routes.<name>`). */
+export const RoutesConfig = z.record(z.string(), RouteConfig).superRefine((routes, context) => {
+  for (const name of Object.keys(routes)) {
+    if (!ROUTE_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'a route name is lower-case letters, digits, ".", "-" or "_"' });
+  }
+});
 
 /**
  * The routes of a providers file, checked against the models that exist: every target names a

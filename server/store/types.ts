@@ -261,7 +261,6 @@ export interface UsageAttempt {
   latencyMs: number;
 }
 
-
 /** One target's circuit breaker as stored (times in epoch milliseconds of the injected clock). */
 export interface BreakerRecord {
   state: 'closed' | 'open' | 'half_open';
@@ -281,13 +280,6 @@ export interface BreakerStore {
   read(target: string): Promise<BreakerRecord | null>;
   /** Applies `change` to the current record (null when none) atomically; `change` returns the new record, or null to leave it. */
   update(target: string, change: (current: BreakerRecord | null) => BreakerRecord | null): Promise<BreakerRecord | null>;
-}
-
-/** A route target that failed before another answered. */
-export interface UsageAttempt {
-  model: string;
-  errorClass: string;
-  latencyMs: number;
 }
 
 export interface UsageTotals {

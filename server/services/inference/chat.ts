@@ -54,11 +54,11 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const inputOf = (entry: ModelEntry) => [first, ...alternatives].find((target) => target.entry === entry)?.inputTokens ?? first.inputTokens;
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
-        const { value, target } = await serveMetered(routing, plan, meter, caller, signal, ({ entry, adapter }) => firstEventOf(adapter.chatStream(callOf(entry))));
+        const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, ({ entry, adapter }) => firstEventOf(adapter.chatStream(callOf(entry))));
         const chunks = meteredChunks(rewriteChunks(value, body.image_model), meter, inputOf(target.entry), signal);
         return new SseReply(chatEvents(chunks, target.entry.id, includeUsage, signal));
       }
-      const { value, target } = await serveMetered(routing, plan, meter, caller, signal, ({ entry, adapter }) => adapter.chat(callOf(entry)));
+      const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, ({ entry, adapter }) => adapter.chat(callOf(entry)));
       try {
         const { completion, usage } = value;
         const { chargedMicro } = await meter.settle(usage, 'ok');

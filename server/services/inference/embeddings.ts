@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import type { EmbeddingsBody } from '../../../src/contract/schemas/inference.js';
-import type { ProviderRegistry } from '../../providers/registry.js';
+import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
+import type { ModelEntry, ProviderAdapter } from '../../providers/types.js';
 import { boundsOf } from '../../providers/tokens.js';
 import { invalidRequest } from '../../errors.js';
 import type { Caller } from './caller.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
+import { createRouting, type Routing } from './routing/runner.js';
+import { serveMetered } from './routing/served.js';
 
 type Body = z.output<typeof EmbeddingsBody>;
 
@@ -23,18 +26,31 @@ export function toBase64(vector: readonly number[]): string {
   return bytes.toString('base64');
 }
 
-export function createEmbeddingsService(deps: MeterOptions & { registry: ProviderRegistry }) {
+/** The embeddings of a target's provider, or a 400 when it has none. */
+function embeddingsOf({ entry, adapter }: ResolvedModel): NonNullable<ProviderAdapter['embeddings']> {
+  if (!adapter.embeddings) throw invalidRequest(`The provider '${entry.provider}' has no embeddings.`, 'model', 'model_not_supported');
+  return adapter.embeddings.bind(adapter);
+}
+
+export function createEmbeddingsService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
+  const routing = deps.routing ?? createRouting(deps);
   return {
     async create(caller: Caller, body: Body, requestId: string, signal: AbortSignal) {
-      const { entry, adapter } = deps.registry.resolve(body.model, 'embeddings');
-      if (!adapter.embeddings) throw invalidRequest(`The provider '${entry.provider}' has no embeddings.`, 'model', 'model_not_supported');
+      const plan = routing.plan(deps.registry.requested([body.model], 'embeddings'));
+      for (const target of plan.targets) embeddingsOf(target);
       const inputs = inputsOf(body.input);
       // Texts by the model's counting (its tokenizer, else UTF-8 bytes); token ids are what they are.
-      const { counting } = boundsOf(entry);
-      const inputTokens = inputs.reduce<number>((sum, item) => sum + (typeof item === 'string' ? counting.text(item) : item.length), 0);
-      const meter = await openMeter(deps, { caller, entry, operation: 'embeddings', requestId, inputTokens, maxOutputTokens: 0 });
+      const inputTokensOf = (entry: ModelEntry) => {
+        const { counting } = boundsOf(entry);
+        return inputs.reduce<number>((sum, item) => sum + (typeof item === 'string' ? counting.text(item) : item.length), 0);
+      };
+      const [first, ...alternatives] = plan.targets.map(({ entry }) => ({ entry, inputTokens: inputTokensOf(entry), maxOutputTokens: 0 }));
+      if (!first) throw new Error('a plan has at least one target');
+      const meter = await openMeter(deps, { caller, ...first, operation: 'embeddings', requestId, alternatives });
+      const { value: result, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, (t) =>
+        embeddingsOf(t)({ model: t.entry.model, inputs, dimensions: body.dimensions, signal }),
+      );
       try {
-        const result = await adapter.embeddings({ model: entry.model, inputs, dimensions: body.dimensions, signal });
         const { chargedMicro } = await meter.settle({ inputTokens: result.inputTokens, outputTokens: 0 }, 'ok');
         return {
           object: 'list' as const,
@@ -43,7 +59,7 @@ export function createEmbeddingsService(deps: MeterOptions & { registry: Provide
             index,
             embedding: body.encoding_format === 'base64' ? toBase64(vector) : vector,
           })),
-          model: entry.id,
+          model: target.entry.id,
           usage: { prompt_tokens: result.inputTokens, total_tokens: result.inputTokens, cost: microToCredits(chargedMicro) },
         };
       } catch (error) {

@@ -7,10 +7,13 @@ import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthro
 import { boundsOf, estimateMessagesInputTokens, tokensOfLength } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
+import type { ResolvedModel } from '../../providers/registry.js';
 import type { Caller } from './caller.js';
 import { asApiError } from './metered-stream.js';
 import { CLIENT_CLOSED, errorCode, openMeter, type Meter, type MeterOptions } from './meter.js';
 import type { CacheWrites } from './pricing.js';
+import type { Routing, TargetPlan } from './routing/runner.js';
+import { firstEventOf, serveMetered } from './routing/served.js';
 
 /** What the relay reads of the events that carry usage; the rest passes as the upstream wrote it. */
 const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish() }) });
@@ -108,32 +111,38 @@ async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter,
   }
 }
 
+/** The Messages API of a target that speaks it (the caller checked that every target of the plan does). */
+function nativeOf(target: ResolvedModel): NativeMessages {
+  if (!target.adapter.messages) throw new Error(`${target.entry.id} does not speak the Messages API`);
+  return target.adapter.messages;
+}
+
 /**
- * A Messages request relayed to an upstream that speaks the Messages API: held for the most it
- * can cost (its input bound at the dearest price its cache breakpoints allow, and `max_tokens`,
- * thinking included), sent as the client sent it, and settled from the upstream's own usage.
+ * A Messages request relayed to upstreams that speak the Messages API, the first of its plan
+ * that answers: held for the most it can cost on the dearest of them (its input bound at the
+ * dearest price its cache breakpoints allow, and `max_tokens`, thinking included), sent as the
+ * client sent it, and settled from the upstream's own usage. The answer names the target.
  */
 export async function relayMessage(
   deps: MeterOptions,
-  native: NativeMessages,
-  request: { caller: Caller; entry: ModelEntry; modelId: string; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: AbortSignal },
+  routing: Routing,
+  plan: TargetPlan,
+  request: { caller: Caller; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: AbortSignal },
 ): Promise<Record<string, unknown> | SseReply> {
-  const { caller, entry, body, signal } = request;
-  const meter = await openMeter(deps, {
-    caller,
-    entry,
-    operation: 'messages.create',
-    requestId: request.requestId,
-    inputTokens: estimateMessagesInputTokens(body, boundsOf(entry)),
-    maxOutputTokens: body.max_tokens,
-    cacheWrites: cacheWritesOf(body),
-  });
-  const call: MessagesCall = { model: entry.model, body, headers: protocolHeaders(request.headers), signal };
-  if (body.stream === true) return new SseReply(relayedEvents(native.stream(call), meter, request.modelId, signal));
+  const { caller, body, signal } = request;
+  const [first, ...alternatives] = plan.targets.map(({ entry }) => ({ entry, inputTokens: estimateMessagesInputTokens(body, boundsOf(entry)), maxOutputTokens: body.max_tokens }));
+  if (!first) throw new Error('a plan has at least one target');
+  const meter = await openMeter(deps, { caller, ...first, operation: 'messages.create', requestId: request.requestId, cacheWrites: cacheWritesOf(body), alternatives });
+  const callOf = (entry: ModelEntry): MessagesCall => ({ model: entry.model, body, headers: protocolHeaders(request.headers), signal });
+  if (body.stream === true) {
+    const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, (t) => firstEventOf(nativeOf(t).stream(callOf(t.entry))));
+    return new SseReply(relayedEvents(value, meter, target.entry.id, signal));
+  }
+  const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, (t) => nativeOf(t).create(callOf(t.entry)));
   try {
-    const { answer, usage } = await native.create(call);
+    const { answer, usage } = value;
     const { chargedMicro } = await meter.settle(usage, 'ok');
-    return { ...answer, model: request.modelId, usage: { ...(answer.usage as object), cost: microToCredits(chargedMicro) } };
+    return { ...answer, model: target.entry.id, usage: { ...(answer.usage as object), cost: microToCredits(chargedMicro) } };
   } catch (error) {
     await meter.failed(error, signal);
     throw error;

@@ -11,6 +11,7 @@ import type { createChatService } from './chat.js';
 import { countRelayed, relayMessage } from './messages-relay.js';
 import { TranslatableCountTokensBody, TranslatableMessagesBody } from './messages-translatable.js';
 import type { MeterOptions } from './meter.js';
+import { createRouting, type Routing, type TargetPlan } from './routing/runner.js';
 import {
   createMessageStreamTranslator,
   errorEvent,
@@ -73,12 +74,18 @@ export interface MessagesRequestInfo {
  * the meter every inference request goes through. Different protocol → translate: the request is
  * read again with what the chat format can carry and served by the chat service.
  */
-export function createMessagesService(deps: MeterOptions & { registry: ProviderRegistry; chat: ChatService }) {
-  /** The model behind a request; a bare name that finds nothing says how it was read. */
-  function resolve(model: string): ResolvedModel & { modelId: string } {
+export function createMessagesService(deps: MeterOptions & { registry: ProviderRegistry; chat: ChatService; routing?: Routing }) {
+  const routing = deps.routing ?? createRouting(deps);
+
+  /**
+   * The targets behind a request's model (one, or a route's), the first of them to count tokens
+   * with; a bare name that finds nothing says how it was read.
+   */
+  function resolve(model: string): ResolvedModel & { modelId: string; plan: TargetPlan } {
     const modelId = resolveModelId(model);
     try {
-      return { ...deps.registry.resolve(modelId, 'chat'), modelId };
+      const plan = routing.plan(deps.registry.requested([modelId], 'chat'));
+      return { ...(plan.targets[0] as ResolvedModel), modelId, plan };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && modelId !== model) {
         throw new ApiError(
@@ -96,9 +103,11 @@ export function createMessagesService(deps: MeterOptions & { registry: ProviderR
 
   return {
     async create(caller: Caller, body: MessagesBody, info: MessagesRequestInfo): Promise<MessageObject | SseReply> {
-      const { entry, adapter, modelId } = resolve(body.model);
-      if (adapter.messages) {
-        const answer = await relayMessage(deps, adapter.messages, { caller, entry, modelId, body, headers: info.headers, requestId: info.id, signal: info.signal });
+      const { entry, modelId, plan } = resolve(body.model);
+      // Same protocol, relayed: when every target speaks the Messages API. A route that mixes
+      // protocols is served translated, through the chat service (which routes it too).
+      if (plan.targets.every((target) => target.adapter.messages)) {
+        const answer = await relayMessage(deps, routing, plan, { caller, body, headers: info.headers, requestId: info.id, signal: info.signal });
         return answer as MessageObject | SseReply;
       }
       const request: MessagesRequest = parseOrThrow(TranslatableMessagesBody, body, 'body');

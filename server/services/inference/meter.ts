@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError, forbidden, insufficientCredits } from '../../errors.js';
 import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
-import type { KeyBudgetCheck, Store, UsageEvent } from '../../store/types.js';
+import type { KeyBudgetCheck, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
 import { budgetExceeded, budgetHeaders, userLimitReached, windowFor } from './budget-answers.js';
 import type { InferenceObserver } from './observer.js';
 import type { Caller } from './caller.js';
@@ -51,6 +51,7 @@ export async function openMeter(
   const { caller } = request;
   // The target that answers, once known (`serve`): the usage row names it and its prices charge.
   let entry = request.entry;
+  let attempts: UsageAttempt[] = [];
   const targets = [{ entry, inputTokens: request.inputTokens, maxOutputTokens: request.maxOutputTokens }, ...(request.alternatives ?? [])];
   const started = deps.clock.now().getTime();
   let firstTokenAt: number | null = null;
@@ -71,6 +72,7 @@ export async function openMeter(
       cacheWriteTokens: usage.cacheWriteTokens,
       cacheWrite1hTokens: usage.cacheWrite1hTokens,
       reasoningTokens: usage.reasoningTokens,
+      ...(attempts.length > 0 ? { attempts } : {}),
       costMicro: caller.isTest ? 0 : costMicro(entry, usage, request.serviceTier),
       latencyMs: now.getTime() - started,
       ttftMs: firstTokenAt === null ? null : firstTokenAt - started,
@@ -139,9 +141,13 @@ export async function openMeter(
   return {
     /** The key's budget after this hold (null when none applies), for the answer's headers. */
     budget,
-    /** The target that answered (of a route or a `models` list): the usage row names it, and it is charged at its prices. */
-    serve(target: ModelEntry) {
+    /**
+     * The target that answered (of a route or a `models` list), and the tries that failed before
+     * it: the usage row names them, and the request is charged at the answering target's prices.
+     */
+    serve(target: ModelEntry, failed: UsageAttempt[] = []) {
       entry = target;
+      attempts = failed;
     },
     /** Marks the first token (for time-to-first-token). */
     firstToken() {

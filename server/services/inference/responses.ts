@@ -4,7 +4,7 @@ import type { InputItemsQuery, ResponseGetQuery } from '../../../src/contract/sc
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../http/sse.js';
 import { tokenUsageOfResponse } from '../../providers/openai/usage.js';
-import type { ProviderRegistry } from '../../providers/registry.js';
+import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
@@ -14,6 +14,8 @@ import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
 import { openMeter, type Meter, type MeterOptions } from './meter.js';
 import { pageOfInputItems } from './responses-items.js';
+import { createRouting, type Routing, type TargetPlan } from './routing/runner.js';
+import { firstEventOf, serveMetered, type AnswerHeader } from './routing/served.js';
 import {
   chunksToEvents,
   completionToResponse,
@@ -44,10 +46,33 @@ interface Prepared {
   /** The input items this response answers, previous turns included (kept for the next turn). */
   input: Json[];
   meter: Meter;
+  /** The targets to try (one for a model alone), each with the request as it would go to it. */
+  plan: TargetPlan;
+  options: Map<string, TargetRequest>;
+  /** The target being tried, then the one that answered (`bind`). */
   adapter: ProviderAdapter;
   upstreamModel: string;
   inputTokens: number;
   maxOutputTokens: number;
+}
+
+/** The request as it goes to one target (its provider decides how the conversation continues), and its bounds. */
+interface TargetRequest {
+  request: ResponseRequest;
+  inputTokens: number;
+  maxOutputTokens: number;
+}
+
+/** Points the prepared response at a target: the one tried, and in the end the one that answered. */
+function bind(p: Prepared, target: ResolvedModel): void {
+  const option = p.options.get(target.entry.id);
+  if (!option) throw new Error(`no request prepared for ${target.entry.id}`);
+  p.adapter = target.adapter;
+  p.upstreamModel = target.entry.model;
+  p.inputTokens = option.inputTokens;
+  p.maxOutputTokens = option.maxOutputTokens;
+  p.meta.model = target.entry.id;
+  p.meta.request = option.request;
 }
 
 /** What an upstream with its own Responses API receives: the client's body, our fields removed. */
@@ -93,8 +118,9 @@ const withCost = (response: Json, chargedMicro: number): Json =>
 /** The body of a response that a stop of the server cut short. */
 export const interrupted = (code: string, message: string) => (body: Json) => ({ ...body, status: 'failed', error: { code, message } });
 
-export function createResponsesService(deps: MeterOptions & { registry: ProviderRegistry }) {
+export function createResponsesService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
   const { store, clock } = deps;
+  const routing = deps.routing ?? createRouting(deps);
   const background = new Map<string, BackgroundRun>();
   // Whose responses the caller reaches: its own, in its mode (a test key never sees a live response, nor the reverse).
   const owner = (caller: Caller): ResponseOwner => ({ appUuid: caller.appUuid, address: caller.address, livemode: !caller.isTest });
@@ -156,33 +182,52 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   }
 
   /** Resolves the model, checks the input, and holds the most the response can cost. */
-  async function prepare(caller: Caller, original: ResponseRequest, requestId: string): Promise<Prepared> {
-    const { entry, adapter } = deps.registry.resolve(original.model, 'responses');
-    const { request, history, items } = await conversationOf(caller, original, entry.provider, adapter.responses !== undefined);
-    // An upstream continuing from its own id reads the whole history too: the hold counts it.
-    const heldInput = request.previous_response_id ? { ...request, input: [...history, ...items] } : request;
-    const inputTokens = adapter.responses
-      ? estimateResponsesInputTokens(heldInput, boundsOf(entry))
-      : estimateChatInputTokens(toChatBody(request), boundsOf(entry));
-    const maxOutputTokens = request.max_output_tokens ?? entry.defaultMaxOutputTokens;
-    const meter = await openMeter(deps, { caller, entry, operation: 'responses', requestId, inputTokens, maxOutputTokens });
-    const meta = { id: newId('resp'), model: entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request };
+  async function prepare(caller: Caller, { models: fallbacks, ...original }: ResponseRequest, requestId: string): Promise<Prepared> {
+    const plan = routing.plan(deps.registry.requested([original.model, ...(fallbacks ?? [])], 'responses'));
+    const options = new Map<string, TargetRequest>();
+    let kept: Json[] = [];
+    for (const { entry, adapter } of plan.targets) {
+      const { request, history, items } = await conversationOf(caller, original, entry.provider, adapter.responses !== undefined);
+      kept = [...history, ...items];
+      // An upstream continuing from its own id reads the whole history too: the hold counts it.
+      const heldInput = request.previous_response_id ? { ...request, input: kept } : request;
+      const inputTokens = adapter.responses
+        ? estimateResponsesInputTokens(heldInput, boundsOf(entry))
+        : estimateChatInputTokens(toChatBody(request), boundsOf(entry));
+      options.set(entry.id, { request, inputTokens, maxOutputTokens: request.max_output_tokens ?? entry.defaultMaxOutputTokens });
+    }
+    const [first, ...others] = plan.targets.map((target) => ({ entry: target.entry, ...(options.get(target.entry.id) as TargetRequest) }));
+    if (!first) throw new Error('a plan has at least one target');
+    const alternatives = others.map(({ entry, inputTokens, maxOutputTokens }) => ({ entry, inputTokens, maxOutputTokens }));
+    const meter = await openMeter(deps, { caller, entry: first.entry, operation: 'responses', requestId, inputTokens: first.inputTokens, maxOutputTokens: first.maxOutputTokens, alternatives });
+    const meta = { id: newId('resp'), model: first.entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request: first.request };
     // Every kept input item has an id, so that input_items and item_reference can name it.
-    const input = [...history, ...items].map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
-    return { meta, previousResponseId: original.previous_response_id ?? null, input, meter, adapter, upstreamModel: entry.model, inputTokens, maxOutputTokens };
+    const input = kept.map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
+    const p: Prepared = { meta, previousResponseId: original.previous_response_id ?? null, input, meter, plan, options, adapter: plan.targets[0]!.adapter, upstreamModel: '', inputTokens: 0, maxOutputTokens: 0 };
+    bind(p, plan.targets[0]!);
+    return p;
   }
 
-  /** Runs a response to its end and settles it; with the upstream's own id when it has one. */
-  async function complete(p: Prepared, signal: AbortSignal): Promise<{ result: ResponseJson; upstreamId: string | null }> {
-    const { meta, meter, adapter } = p;
+  /**
+   * Runs a response to its end on the first target that answers and settles it; with the
+   * upstream's own id when it has one. `answerHeader` names the targets tried (not for a
+   * background response, whose answer has gone).
+   */
+  async function complete(p: Prepared, signal: AbortSignal, answerHeader?: AnswerHeader): Promise<{ result: ResponseJson; upstreamId: string | null }> {
+    const { value } = await serveMetered(routing, p.plan, p.meter, signal, answerHeader, async (target) => {
+      bind(p, target);
+      const native = target.adapter.responses;
+      if (native) return { kind: 'native' as const, result: await native.create({ model: p.upstreamModel, body: nativeBody(p.meta.request, p.upstreamModel), signal }) };
+      return { kind: 'chat' as const, ...(await target.adapter.chat({ model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal })) };
+    });
+    const { meta, meter } = p;
     try {
-      if (adapter.responses) {
-        const result = await adapter.responses.create({ model: p.upstreamModel, body: nativeBody(meta.request, p.upstreamModel), signal });
+      if (value.kind === 'native') {
+        const { result } = value;
         const { chargedMicro } = await meter.settle(tokenUsageOfResponse(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
         return { result: asSent(p, withCost(result, chargedMicro) as ResponseJson), upstreamId: typeof result.id === 'string' ? result.id : null };
       }
-      const body = toChatBody(meta.request);
-      const { completion, usage } = await adapter.chat({ model: p.upstreamModel, body, maxOutputTokens: p.maxOutputTokens, signal });
+      const { completion, usage } = value;
       const { chargedMicro } = await meter.settle(usage, 'ok');
       const answer = completionToResponse(meta, rewriteCompletion(completion, meta.request.image_model), usage, microToCredits(chargedMicro));
       return { result: asSent(p, answer), upstreamId: null };
@@ -193,14 +238,17 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   }
 
   /** A native stream, metered from its final response (the upstream's own id noted). */
-  async function* nativeEvents(p: Prepared, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<ResponseStreamEvent> {
+  async function* nativeEvents(
+    p: Prepared,
+    stream: AsyncIterable<ResponseStreamEvent>,
+    signal: AbortSignal,
+    upstream: { id: string | null },
+  ): AsyncGenerator<ResponseStreamEvent> {
     let usage: TokenUsage | null = null;
     let produced = '';
     let status: 'ok' | 'error' | 'canceled' = 'ok';
     try {
-      const native = p.adapter.responses;
-      if (!native) return;
-      for await (const event of native.stream({ model: p.upstreamModel, body: { ...nativeBody(p.meta.request, p.upstreamModel), stream: true }, signal })) {
+      for await (const event of stream) {
         const data = { ...event.data };
         if (typeof data.delta === 'string') {
           p.meter.firstToken();
@@ -227,22 +275,25 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     }
   }
 
-  /** The typed events of a streamed response, native or translated, with its response objects as the client sees them. */
-  async function* eventsOf(p: Prepared, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<ResponseStreamEvent> {
-    const events = p.adapter.responses
-      ? nativeEvents(p, signal, upstream)
-      : chunksToEvents(
-          p.meta,
-          meteredChunks(
-            rewriteChunks(
-              p.adapter.chatStream({ model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal }),
-              p.meta.request.image_model,
-            ),
-            p.meter,
-            p.inputTokens,
-            signal,
-          ),
-        );
+  /**
+   * The typed events of a streamed response, native or translated, from the first target whose
+   * stream starts (before that, a failing target gives way to the next), with its response
+   * objects as the client sees them.
+   */
+  async function eventsOf(p: Prepared, signal: AbortSignal, upstream: { id: string | null }, answerHeader?: AnswerHeader): Promise<AsyncIterable<ResponseStreamEvent>> {
+    const { value } = await serveMetered(routing, p.plan, p.meter, signal, answerHeader, async (target) => {
+      bind(p, target);
+      const native = target.adapter.responses;
+      if (native) return { kind: 'native' as const, events: await firstEventOf(native.stream({ model: p.upstreamModel, body: { ...nativeBody(p.meta.request, p.upstreamModel), stream: true }, signal })) };
+      const chat = { model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal };
+      return { kind: 'chat' as const, chunks: await firstEventOf(rewriteChunks(target.adapter.chatStream(chat), p.meta.request.image_model)) };
+    });
+    const events = value.kind === 'native' ? nativeEvents(p, value.events, signal, upstream) : chunksToEvents(p.meta, meteredChunks(value.chunks, p.meter, p.inputTokens, signal));
+    return asSentEvents(p, events);
+  }
+
+  /** Events with their response objects as the client sees them. */
+  async function* asSentEvents(p: Prepared, events: AsyncIterable<ResponseStreamEvent>): AsyncGenerator<ResponseStreamEvent> {
     for await (const event of events) {
       const response = event.data.response as Json | undefined;
       yield response ? { event: event.event, data: { ...event.data, response: asSent(p, response) } } : event;
@@ -332,7 +383,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     detach(caller, p, queued, async (signal, ticker) => {
       const upstream = { id: null as string | null };
       try {
-        for await (const { event, data } of eventsOf(p, signal, upstream)) {
+        for await (const { event, data } of await eventsOf(p, signal, upstream)) {
           if (event === 'response.created') continue; // ours, with status queued, went first
           const response = data.response as ResponseJson | undefined;
           if (response && FINAL_EVENTS.has(event)) await store.responses.transition(p.meta.id, ACTIVE, response.status, response, upstream.id);
@@ -381,9 +432,9 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       if (request.background) return startBackground(caller, p);
       if (request.stream) {
         const upstream = { id: null as string | null };
-        return new SseReply(sse(caller, p, eventsOf(p, signal, upstream), signal, upstream));
+        return new SseReply(sse(caller, p, await eventsOf(p, signal, upstream, caller.answerHeader), signal, upstream));
       }
-      const { result, upstreamId } = await complete(p, signal);
+      const { result, upstreamId } = await complete(p, signal, caller.answerHeader);
       await save(caller, result, p, upstreamId);
       return result;
     },

@@ -1,7 +1,9 @@
 import type { ResolvedModel } from '../../../providers/registry.js';
-import type { Caller } from '../caller.js';
 import type { Meter } from '../meter.js';
 import { servedHeaders, type Routing, type Served, type TargetPlan } from './runner.js';
+
+/** Sets a header on the answer, while it has not been sent (a background response's has). */
+export type AnswerHeader = (name: string, value: string) => void;
 
 /**
  * Runs a metered request over its plan: the meter (already holding for the dearest target) is
@@ -12,8 +14,8 @@ export async function serveMetered<T>(
   routing: Routing,
   plan: TargetPlan,
   meter: Meter,
-  caller: Caller,
   signal: AbortSignal,
+  answerHeader: AnswerHeader | undefined,
   attempt: (target: ResolvedModel) => Promise<T>,
 ): Promise<Served<T>> {
   let served: Served<T>;
@@ -23,8 +25,8 @@ export async function serveMetered<T>(
     await meter.failed(error, signal);
     throw error;
   }
-  meter.serve(served.target.entry);
-  for (const [name, value] of Object.entries(servedHeaders(plan, served.failed, served.target.entry.id))) caller.answerHeader?.(name, value);
+  meter.serve(served.target.entry, served.failed);
+  for (const [name, value] of Object.entries(servedHeaders(plan, served.failed, served.target.entry.id))) answerHeader?.(name, value);
   return served;
 }
 
