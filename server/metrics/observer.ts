@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.js';
-import type { TokenUsage } from '../providers/types.js';
 import type { InferenceObserver } from '../services/inference/observer.js';
 import type { UsageEvent } from '../store/types.js';
 import { createInstruments } from './instruments.js';
@@ -19,7 +18,7 @@ export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock 
   const { known } = deps;
 
   const observer: InferenceObserver = {
-    usageRecorded(row: UsageEvent, chargedMicro: number, tokens?: TokenUsage) {
+    usageRecorded(row: UsageEvent, chargedMicro: number) {
       const labels = { gen_ai_operation_name: genAiOperation(row.operation), ...targetLabels(known, row.provider, row.model) };
       const errorType = codeLabel(row.errorCode);
       instruments.requests.inc({ ...labels, operation: codeLabel(row.operation), status: row.status, error_type: errorType });
@@ -29,7 +28,7 @@ export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock 
       if (row.status === 'refused') return;
       instruments.tokens.observe({ ...labels, gen_ai_token_type: 'input' }, row.inputTokens);
       instruments.tokens.observe({ ...labels, gen_ai_token_type: 'output' }, row.outputTokens);
-      if (tokens?.cacheReadTokens) instruments.tokens.observe({ ...labels, gen_ai_token_type: 'cached' }, tokens.cacheReadTokens);
+      if (row.cacheReadTokens) instruments.tokens.observe({ ...labels, gen_ai_token_type: 'cached' }, row.cacheReadTokens);
       instruments.duration.observe({ ...labels, error_type: row.status === 'ok' ? '' : errorType }, row.latencyMs / 1000);
       if (row.status === 'ok' && row.ttftMs !== null) instruments.firstToken.observe(labels, row.ttftMs / 1000);
     },

@@ -2,11 +2,11 @@ import { networkInterfaces } from 'node:os';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../server/app.js';
-import type { UsageFilter } from '../../server/store/types.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fake-openai.js';
 import { API } from '../helpers/api.js';
 import { parseScrape } from '../helpers/prometheus.js';
+import { writeProvidersFile } from '../helpers/routes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { startFakeUpstreams } from '../helpers/upstreams.js';
 
 /**
  * `GET /metrics`: the Prometheus exposition, read back with a real text-format parser, agrees
@@ -14,27 +14,30 @@ import { startFakeUpstreams } from '../helpers/upstreams.js';
  * as the answers reported them; no label carries a key or an app; only an operator may scrape
  * (the token when SVC_METRICS_TOKEN is set, else this host only).
  */
-let upstreams: Awaited<ReturnType<typeof startFakeUpstreams>>;
+let upstream: FakeOpenAI;
 let t: TestServer;
 const TOKEN = 'metrics-token-0123456789';
 const LOOKED_UP = { start: '2000-01-01T00:00:00.000Z', end: '2100-01-01T00:00:00.000Z' };
 
+const model = { id: 'gpt-fake', input_price: 2, cached_input_price: 0.5, output_price: 8, context_length: 200_000, max_output_tokens: 100_000 };
+
 beforeAll(async () => {
-  upstreams = await startFakeUpstreams((urls) => [
-    {
-      id: 'acme',
-      type: 'openai',
-      base_url: urls.openai,
-      api_key_env: 'FAKE_OPENAI_KEY',
-      models: [{ id: 'gpt-fake', input_price: 2, cached_input_price: 0.5, output_price: 8, context_length: 200_000, max_output_tokens: 100_000 }],
-    },
-  ]);
+  upstream = await startFakeOpenAI();
+  // Two providers over one fake upstream, and a route from the first to the second; one try per
+  // target, so each scripted failure is one attempt.
+  const file = writeProvidersFile({
+    providers: [
+      { id: 'acme', type: 'openai', base_url: upstream.url, api_key_env: 'FAKE_KEY', retries: 0, models: [model] },
+      { id: 'backup', type: 'openai', base_url: upstream.url, api_key_env: 'FAKE_KEY', retries: 0, models: [model] },
+    ],
+    routes: { smart: { strategy: 'fallback', targets: [{ model: 'acme/gpt-fake' }, { model: 'backup/gpt-fake' }] } },
+  });
   // 10 credits: a few requests fit, one asking for 50,000 output tokens (40 credits) does not.
-  t = await startTestServer({ providersFile: upstreams.file, env: upstreams.env, startingGrantCredits: 10 });
+  t = await startTestServer({ providersFile: file, env: { FAKE_KEY: upstream.apiKey }, startingGrantCredits: 10 });
 });
 afterAll(async () => {
   await t?.close();
-  await upstreams?.close();
+  await upstream?.close();
 });
 
 const sdk = () => new OpenAI({ apiKey: t.liveKey, baseURL: `${t.url}${API}`, maxRetries: 0 });
@@ -44,10 +47,16 @@ const longPrompt = `You are the metrics assistant. ${'Count every token twice an
 
 async function usageRows() {
   // Live rows only (the usage of the live key that made every request here).
-  const filter = { appUuid: t.appUuid, ...LOOKED_UP, livemode: true } as UsageFilter;
-  const rows = await t.server.store.usage.byModel(filter);
+  const rows = await t.server.store.usage.byModel({ appUuid: t.appUuid, ...LOOKED_UP, livemode: true });
   const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0);
-  return { requests: sum((r) => r.requests), refused: sum((r) => r.refused), input: sum((r) => r.inputTokens), output: sum((r) => r.outputTokens), charged: sum((r) => r.chargedMicro) };
+  return {
+    requests: sum((r) => r.requests),
+    refused: sum((r) => r.refused),
+    input: sum((r) => r.inputTokens),
+    output: sum((r) => r.outputTokens),
+    cached: sum((r) => r.cacheReadTokens),
+    charged: sum((r) => r.chargedMicro),
+  };
 }
 
 describe('GET /metrics agrees with the usage rows', () => {
@@ -76,10 +85,16 @@ describe('GET /metrics agrees with the usage rows', () => {
     const refused = await t.call('POST', `${API}/chat/completions`, { body: { model: 'acme/gpt-fake', max_tokens: 50_000, messages: [{ role: 'user', content: 'too dear' }] } });
     expect(refused.status).toBe(402);
 
-    // The upstream refuses our credentials: an upstream error (not retried on the same provider).
-    upstreams.openai.script({ kind: 'respond', status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } });
+    // The upstream refuses our credentials: an upstream error.
+    upstream.script({ kind: 'respond', status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } });
     const failed = await t.call('POST', `${API}/chat/completions`, { body: { model: 'acme/gpt-fake', max_tokens: 20, messages: [{ role: 'user', content: 'fails upstream' }] } });
     expect(failed.status).toBeGreaterThanOrEqual(500);
+
+    // Through the route: the first target overloaded, the second answers.
+    upstream.script({ kind: 'respond', status: 529, body: { error: { message: 'Overloaded', type: 'overloaded_error' } } });
+    const routed = await t.call('POST', `${API}/chat/completions`, { body: { model: 'route/smart', max_tokens: 20, messages: [{ role: 'user', content: 'route me' }] } });
+    expect(routed.status).toBe(200);
+    expect(routed.body.model).toBe('backup/gpt-fake');
   });
 
   it('is the Prometheus text format, and its counters equal the usage rows', async () => {
@@ -90,11 +105,13 @@ describe('GET /metrics agrees with the usage rows', () => {
     const m = await parseScrape(text);
     const rows = await usageRows();
 
-    expect(rows.requests).toBe(5);
+    expect(rows.requests).toBe(6);
     expect(m.total('svc_requests_total')).toBe(rows.requests);
     expect(m.total('svc_requests_total', { status: 'refused' })).toBe(rows.refused);
     expect(m.total('svc_requests_total', { status: 'refused', error_type: 'insufficient_credits' })).toBe(1);
     expect(m.total('svc_requests_total', { status: 'ok', gen_ai_provider_name: 'acme', gen_ai_request_model: 'gpt-fake', gen_ai_operation_name: 'chat' })).toBe(3);
+    // The routed request is counted under the target that answered.
+    expect(m.total('svc_requests_total', { status: 'ok', gen_ai_provider_name: 'backup', gen_ai_request_model: 'gpt-fake' })).toBe(1);
     const errors = m.samples('svc_requests_total', { status: 'error' });
     expect(errors).toHaveLength(1);
     expect(errors[0]?.value).toBe(1);
@@ -103,18 +120,35 @@ describe('GET /metrics agrees with the usage rows', () => {
     expect(m.histogram('gen_ai_client_token_usage', { gen_ai_token_type: 'input' }).sum).toBe(rows.input);
     expect(m.histogram('gen_ai_client_token_usage', { gen_ai_token_type: 'output' }).sum).toBe(rows.output);
     expect(m.histogram('gen_ai_client_token_usage', { gen_ai_token_type: 'cached' })).toEqual({ count: 1, sum: cached });
+    expect(rows.cached).toBe(cached);
     expect(m.total('svc_charged_micro_credits_total')).toBe(rows.charged);
     expect(rows.charged).toBeGreaterThan(0);
 
     // Every request that reached the upstream has a duration; the refused one does not.
     expect(m.histogram('gen_ai_server_request_duration_seconds').count).toBe(rows.requests - rows.refused);
-    expect(m.histogram('gen_ai_server_request_duration_seconds', { error_type: '' }).count).toBe(3);
+    expect(m.histogram('gen_ai_server_request_duration_seconds', { error_type: '' }).count).toBe(4);
+
+    // Each upstream try: five requests reached it, the routed one twice (acme overloaded, then backup).
+    expect(m.total('svc_upstream_attempts_total')).toBe(6);
+    expect(m.total('svc_upstream_attempts_total', { route: 'route/smart' })).toBe(2);
+    expect(m.total('svc_upstream_errors_total', { route: 'route/smart', gen_ai_provider_name: 'acme', error_class: 'overloaded' })).toBe(1);
+    expect(m.total('svc_upstream_fallbacks_total', { route: 'route/smart', gen_ai_provider_name: 'backup' })).toBe(1);
+    expect(m.total('svc_upstream_errors_total')).toBe(2);
     expect(m.histogram('gen_ai_server_time_to_first_token_seconds').count).toBeGreaterThanOrEqual(1);
     // Every hold was settled.
     expect(m.total('svc_holds_in_flight')).toBe(0);
 
     // Bounded labels: no key, app or secret anywhere in the scrape.
-    for (const secret of [t.liveKey, t.testKey, t.appUuid, upstreams.openai.apiKey]) expect(text).not.toContain(secret);
+    for (const secret of [t.liveKey, t.testKey, t.appUuid, upstream.apiKey]) expect(text).not.toContain(secret);
+  });
+
+  it('the Providers view counts the same attempts', async () => {
+    const status = await t.call('GET', `${API}/providers/status`);
+    expect(status.status).toBe(200);
+    expect(status.body.data).toMatchObject([
+      { target: 'acme/gpt-fake', breaker: 'closed', requests: 5, errors: 2 },
+      { target: 'backup/gpt-fake', breaker: 'closed', requests: 1, errors: 0, error_rate: 0 },
+    ]);
   });
 
   it('breaker states and upstream attempts, as the routes report them', async () => {

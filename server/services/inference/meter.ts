@@ -161,7 +161,7 @@ export async function openMeter(
       try {
         await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
         const result = await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, budget?.windowStart);
-        deps.observer?.usageRecorded(event, result.chargedMicro, usage);
+        deps.observer?.usageRecorded(event, result.chargedMicro);
         return result;
       } finally {
         if (holding) deps.observer?.holdsInFlight(-1);

@@ -1,4 +1,3 @@
-import type { TokenUsage } from '../../providers/types.js';
 import type { UsageEvent } from '../../store/types.js';
 
 /**
@@ -7,11 +6,8 @@ import type { UsageEvent } from '../../store/types.js';
  * it runs on the metered path.
  */
 export interface InferenceObserver {
-  /**
-   * A metered request ended: its usage row (with what was charged) was written. `tokens`: the
-   * counts the charge was made of (cache reads among them), when the request reached the upstream.
-   */
-  usageRecorded(row: UsageEvent, chargedMicro: number, tokens?: TokenUsage): void;
+  /** A metered request ended: its usage row (with what was charged) was written. */
+  usageRecorded(row: UsageEvent, chargedMicro: number): void;
   /**
    * One upstream attempt ended, inside a route or not. `outcome` is 'ok' or the error class
    * (connection, timeout, rate_limited, server_error, overloaded, auth, context_length, ...).
