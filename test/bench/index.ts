@@ -5,6 +5,7 @@ import { coldStart } from './cold-start.js';
 import { gatewayLoad, gatewayLoadChildren } from './gateway-load.js';
 import { hold } from './hold.js';
 import { memorySearch } from './memory-search.js';
+import { routeLoad } from './route-load.js';
 import { usageReports } from './usage-reports.js';
 import { CHILD_ROLE_ENV } from './lib/processes.js';
 
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<void>> = {
   'chat-output': chatOutput,
   'chat-history-search': chatHistorySearch,
   'gateway-load': gatewayLoad,
+  'route-load': routeLoad,
   hold,
   'memory-search': memorySearch,
   'usage-reports': usageReports,

@@ -89,7 +89,6 @@ export function createRouting(options: RoutingOptions) {
       let lastError: unknown = null;
       /** After a context-length failure: only a target with a larger window may take the request. */
       let windowAbove: number | null = null;
-      let tries = 0;
       for (const target of plan.targets) {
         const id = target.entry.id;
         if (windowAbove !== null && target.entry.contextLength !== null && target.entry.contextLength <= windowAbove) continue;
@@ -99,8 +98,8 @@ export function createRouting(options: RoutingOptions) {
         }
         for (let repeat = 0; ; repeat++) {
           const attemptStart = now();
-          const fallback = repeat === 0 && tries > 0;
-          tries += 1;
+          // Moved on to this target after another failed or was skipped.
+          const fallback = repeat === 0 && failed.length > 0;
           try {
             const value = await attempt(target);
             observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: 'ok', latencyMs: now() - attemptStart, retry: repeat > 0, fallback });
