@@ -133,8 +133,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const gateway = providers ? { providers, routes: routes ?? [] } : gatewayFromConfig(env, providersFile);
   const registry = createProviderRegistry(gateway.providers, gateway.routes);
   const metricsToken = settings.metricsToken ?? metricsTokenOf(env.SVC_METRICS_TOKEN);
-  const metrics = createMetricsObserver({ known: knownTargets(registry), clock });
   const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
+  const metrics = createMetricsObserver({ known: knownTargets(registry), clock, breakers: store.breakers });
   let services: Services;
   const plans = createPlanCatalog(env);
   try {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { InferenceObserver } from '../services/inference/observer.js';
-import type { UsageEvent } from '../store/types.js';
+import type { BreakerStore, UsageEvent } from '../store/types.js';
 import { createInstruments } from './instruments.js';
 import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
 import { createTargetStatus, type BreakerState } from './target-status.js';
@@ -10,12 +10,26 @@ const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half_open'];
 /**
  * The observer behind `GET /metrics` and the Providers screen: what inference reports goes into
  * prom-client's instruments and into each target's recent state. Per instance (each keeps its
- * own; Prometheus adds them up across instances).
+ * own; Prometheus adds them up across instances), but for the breakers, which are read again
+ * from `breakers` before each look: on PostgreSQL another instance may have moved them.
  */
-export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock }) {
+export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock; breakers?: BreakerStore }) {
   const instruments = createInstruments();
   const targets = createTargetStatus();
   const { known } = deps;
+
+  const showBreaker = (target: string, state: BreakerState) => {
+    for (const each of BREAKER_STATES) instruments.breaker.set({ target, state: each }, each === state ? 1 : 0);
+    targets.breaker(target, state);
+  };
+  /** Each target this instance has seen, its breaker as the (possibly shared) store has it now. */
+  const readBreakers = async () => {
+    const { breakers } = deps;
+    if (!breakers) return;
+    const seen = targets.list().filter((target) => known.hasModel(target.target));
+    const records = await Promise.all(seen.map((target) => breakers.read(target.target)));
+    seen.forEach((target, index) => showBreaker(target.target, records[index]?.state ?? 'closed'));
+  };
 
   const observer: InferenceObserver = {
     usageRecorded(row: UsageEvent, chargedMicro: number) {
@@ -44,9 +58,7 @@ export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock 
     },
     breakerChanged(target, state) {
       // Only the server's own targets: a breaker is kept per configured target.
-      if (!known.hasModel(target)) return;
-      for (const each of BREAKER_STATES) instruments.breaker.set({ target, state: each }, each === state ? 1 : 0);
-      targets.breaker(target, state);
+      if (known.hasModel(target)) showBreaker(target, state);
     },
     holdsInFlight(delta) {
       instruments.holds.inc(delta);
@@ -56,9 +68,13 @@ export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock 
   return {
     observer,
     /** Each target's recent state, for the providers status operation. */
-    targets: () => targets.list(),
+    async targets() {
+      await readBreakers();
+      return targets.list();
+    },
     /** The Prometheus text exposition of every instrument. */
     async scrape() {
+      await readBreakers();
       return { contentType: instruments.registry.contentType, body: await instruments.registry.metrics() };
     },
   };

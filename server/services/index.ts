@@ -61,7 +61,7 @@ export interface ServiceDeps {
   /** Who watches inference (metrics); nobody when not given. */
   observer?: InferenceObserver;
   /** Each upstream target's recent state, as the observer keeps it (the Providers screen). */
-  targets?: () => TargetStatus[];
+  targets?: () => Promise<TargetStatus[]>;
 }
 
 /** The payment side: processor, checkout sessions, subscriptions, their clock and the webhook receiver. */

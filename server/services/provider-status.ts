@@ -5,10 +5,10 @@ import type { TargetStatus } from '../metrics/target-status.js';
  * The upstream targets' state as this instance sees it (the Providers screen): read from the
  * metrics observer's in-memory view; none when the server runs without one.
  */
-export function createProviderStatusService(deps: { clock: Clock; targets?: () => TargetStatus[] }) {
+export function createProviderStatusService(deps: { clock: Clock; targets?: () => Promise<TargetStatus[]> }) {
   return {
-    status() {
-      return { targets: deps.targets?.() ?? [], at: deps.clock.now().toISOString() };
+    async status() {
+      return { targets: (await deps.targets?.()) ?? [], at: deps.clock.now().toISOString() };
     },
   };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../server/app.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fake-openai.js';
 import { API } from '../helpers/api.js';
+import { setBreaker } from '../helpers/breakers.js';
 import { parseScrape } from '../helpers/prometheus.js';
 import { writeProvidersFile } from '../helpers/routes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -151,8 +152,8 @@ describe('GET /metrics agrees with the usage rows', () => {
     ]);
   });
 
-  it('breaker states and upstream attempts, as the routes report them', async () => {
-    t.server.observer.breakerChanged('acme/gpt-fake', 'open');
+  it('breaker states as the breaker store has them (another instance may have moved them), and attempts as the routes report them', async () => {
+    await setBreaker(t, 'acme/gpt-fake', 'open');
     t.server.observer.breakerChanged('nobody/made-up', 'open');
     t.server.observer.attemptEnded({ route: 'smart', provider: 'acme', model: 'gpt-fake', outcome: 'rate_limited', latencyMs: 120, retry: false, fallback: false });
     t.server.observer.attemptEnded({ route: 'smart', provider: 'acme', model: 'gpt-fake', outcome: 'ok', latencyMs: 80, retry: true, fallback: false });
@@ -164,7 +165,14 @@ describe('GET /metrics agrees with the usage rows', () => {
     expect(m.total('svc_upstream_errors_total', { route: 'smart', error_class: 'rate_limited' })).toBe(1);
     expect(m.total('svc_upstream_attempts_total', { route: 'smart' })).toBe(2);
     expect(m.total('svc_upstream_retries_total', { route: 'smart' })).toBe(1);
-    t.server.observer.breakerChanged('acme/gpt-fake', 'closed');
+    const view = (await t.call('GET', `${API}/providers/status`)).body.data;
+    expect(view.find((row: { target: string }) => row.target === 'acme/gpt-fake').breaker).toBe('open');
+
+    await setBreaker(t, 'acme/gpt-fake', 'half_open');
+    const again = await parseScrape(await (await scrape()).text());
+    expect(again.total('svc_circuit_breaker_state', { target: 'acme/gpt-fake', state: 'half_open' })).toBe(1);
+    expect(again.total('svc_circuit_breaker_state', { target: 'acme/gpt-fake', state: 'open' })).toBe(0);
+    await setBreaker(t, 'acme/gpt-fake', 'closed');
   });
 
   it('a refused request is counted with its error code; a model the server does not serve is no label', async () => {

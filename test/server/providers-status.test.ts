@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { API, expectApiError, useTestServer } from '../helpers/api.js';
+import { setBreaker } from '../helpers/breakers.js';
 import { pricedProvider } from '../helpers/providers.js';
 
 /**
@@ -20,7 +21,7 @@ describe('GET /providers/status', () => {
     attempt('ok', 100);
     attempt('server_error', 300);
     attempt('ok', 200);
-    t.server.observer.breakerChanged('paid/echo', 'half_open');
+    await setBreaker(t, 'paid/echo', 'half_open');
     t.clock.advance(1_000);
     t.server.observer.attemptEnded({ route: null, provider: 'paid', model: 'embed', outcome: 'timeout', latencyMs: 30_000, retry: false, fallback: true });
 

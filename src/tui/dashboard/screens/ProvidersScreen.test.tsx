@@ -1,6 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestServer } from '../../../../test/helpers/api.js';
+import { setBreaker } from '../../../../test/helpers/breakers.js';
 import { pricedProvider } from '../../../../test/helpers/providers.js';
 import { openDashboard, serverApi } from '../testing.js';
 
@@ -24,7 +25,7 @@ describe('the Providers screen', () => {
     attempt('echo', 'server_error', 900);
     attempt('echo', 'ok', 180);
     attempt('embed', 'timeout', 2_400);
-    t.server.observer.breakerChanged('paid/embed', 'open');
+    await setBreaker(t, 'paid/embed', 'open');
     const dash = open();
     await dash.shows('Providers (2)');
     expect(dash.line('paid/echo')).toMatch(/paid\/echo\s+closed\s+3\s+1\s+33\.3%\s+180 ms\s+ok/);
@@ -33,7 +34,7 @@ describe('the Providers screen', () => {
     dash.expectFits();
 
     // No key pressed: the screen reads the targets again by itself.
-    t.server.observer.breakerChanged('paid/embed', 'half_open');
+    await setBreaker(t, 'paid/embed', 'half_open');
     attempt('embed', 'ok', 300);
     await dash.shows(/paid\/embed\s+half-open\s+2\s+1\s+50\.0%/);
     dash.expectFits();
