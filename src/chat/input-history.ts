@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { InputHistory } from '../tui/chat/session.js';
 
 /** At most this many entries are kept; the file is rewritten when it holds twice as many. */
@@ -16,7 +16,10 @@ export function fileHistory(path: string): InputHistory {
     } catch {
       return [];
     }
-    return text.split('\n').flatMap((line) => {
+    return parse(text);
+  };
+  const parse = (text: string): string[] =>
+    text.split('\n').flatMap((line) => {
       if (!line) return [];
       try {
         const entry: unknown = JSON.parse(line);
@@ -25,7 +28,6 @@ export function fileHistory(path: string): InputHistory {
         return [];
       }
     });
-  };
   /**
    * Lines in the file, as far as this process knows (another chat may append too: the count is
    * read again before a rewrite). Counted once, not at every question: entries can be 100 KB each.
@@ -42,10 +44,17 @@ export function fileHistory(path: string): InputHistory {
         appendFileSync(path, `${JSON.stringify(text)}\n`, { mode: 0o600 });
         lines = (lines ?? read().length - 1) + 1;
         if (lines <= 2 * KEEP) return;
-        const all = read();
+        const before = readFileSync(path);
+        const all = parse(before.toString('utf8'));
         lines = all.length;
         if (lines > 2 * KEEP) {
-          writeFileSync(path, all.slice(-KEEP).map((entry) => `${JSON.stringify(entry)}\n`).join(''), { mode: 0o600 });
+          // Other chats append to the same file: the trimmed copy is written aside, takes what
+          // they appended meanwhile, and replaces the file in one rename, so no line is lost.
+          const kept = all.slice(-KEEP).map((entry) => `${JSON.stringify(entry)}\n`).join('');
+          writeFileSync(`${path}.${process.pid}`, kept, { mode: 0o600 });
+          const since = readFileSync(path).subarray(before.length);
+          if (since.length > 0) appendFileSync(`${path}.${process.pid}`, since);
+          renameSync(`${path}.${process.pid}`, path);
           lines = KEEP;
         }
       } catch {

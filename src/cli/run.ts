@@ -10,7 +10,7 @@ import { explainMistake, typedCommand, usageError } from './mistakes.js';
 
 /** Every command that is not generated from the contract, loaded only when the table is needed. */
 async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, createKey, grant, migrate, completion] = await Promise.all([
+  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, createKey, grant, migrate, completion, server] = await Promise.all([
     import('./commands/auth-login.js'),
     import('./commands/auth-status.js'),
     import('./commands/auth-logout.js'),
@@ -25,6 +25,7 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     import('./commands/admin-credits-grant.js'),
     import('./commands/admin-migrate.js'),
     import('./commands/completion.js'),
+    import('./commands/server.js'),
   ]);
   return [
     login.AuthLoginCommand,
@@ -41,6 +42,9 @@ async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
     grant.AdminCreditsGrantCommand,
     migrate.AdminMigrateCommand,
     completion.CompletionCommand,
+    server.ServerStatusCommand,
+    server.ServerStopCommand,
+    server.ServerLogsCommand,
   ];
 }
 

@@ -92,24 +92,30 @@ function keepPrivate(file: string): void {
 /** Opens (or creates) a memory file in WAL mode and brings its schema up to date. */
 export function openMemoryDatabase(file: string): MemoryDb {
   keepPrivate(file);
-  const db = new Database(file);
+  // Several chats share the file: a writer waits up to 5 s for another's commit (set first, so
+  // even the switch to WAL below waits rather than failing with "database is locked").
+  const db = new Database(file, { timeout: 5000 });
   try {
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    const current = db.pragma('user_version', { simple: true }) as number;
     const latest = migrations.at(-1)?.version ?? 0;
-    if (current > latest) {
-      throw new Error(`${file} is at memory schema version ${current}, newer than this svc (${latest}); upgrade svc`);
+    const schemaVersion = () => db.pragma('user_version', { simple: true }) as number;
+    if (schemaVersion() > latest) {
+      throw new Error(`${file} is at memory schema version ${schemaVersion()}, newer than this svc (${latest}); upgrade svc`);
     }
-    for (const migration of migrations) {
-      if (migration.version <= current) continue;
-      db.transaction(() => {
+    // Write-locked from its first statement (IMMEDIATE), and the version read again inside: two
+    // chats opening a new file at once migrate it once, the second finding it done.
+    const migrate = db.transaction(() => {
+      const current = schemaVersion();
+      for (const migration of migrations) {
+        if (migration.version <= current) continue;
         db.exec(migration.sql);
         db.pragma(`user_version = ${migration.version}`);
-      })();
-    }
+      }
+    });
+    if (schemaVersion() < latest) migrate.immediate();
     return db;
   } catch (error) {
     db.close();

@@ -461,7 +461,7 @@ export function openMemory(options: MemoryOptions): Memory {
 
     messages: {
       append(conversationId, message) {
-        const stored = appendMessage(conversationId, message);
+        const stored = appendMessage.immediate(conversationId, message);
         scheduleEmbedding();
         return stored;
       },
@@ -472,7 +472,7 @@ export function openMemory(options: MemoryOptions): Memory {
 
     vault: {
       save(input) {
-        const result = saveVault(input);
+        const result = saveVault.immediate(input);
         vaultStale = true;
         scheduleEmbedding();
         return result;
@@ -491,7 +491,7 @@ export function openMemory(options: MemoryOptions): Memory {
         db.transaction(() => {
           sql.deleteVault.run(now(), existing.rowid);
           sql.deleteVaultChunks.run(existing.rowid);
-        })();
+        }).immediate();
         vaultStale = true;
         return true;
       },

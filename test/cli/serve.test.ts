@@ -149,12 +149,12 @@ describe('svc serve', () => {
       return (blocker.address() as AddressInfo).port;
     }
 
-    it('exits 2 and says why', async () => {
+    it('exits 2 and says why, naming the process that holds the port', async () => {
       const home = tempDir();
       const port = await takenPort();
       const result = await runSvc(['serve', '--port', String(port), '--db', join(tempDir(), 'server.db')], { home });
       expect(result.code, explain(result)).toBe(2);
-      expect(result.stderr).toContain('EADDRINUSE');
+      expect(result.stderr).toContain(`port ${port} is in use by process ${process.pid} (`);
       expect(result.stdout).not.toContain('listening');
     });
 

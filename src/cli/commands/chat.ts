@@ -9,7 +9,8 @@ import { chatDefaults } from '../../chat/defaults.js';
 import { VERSION } from '../../version.js';
 import { SvcCommand } from '../base-command.js';
 import { readAll } from '../read-all.js';
-import { ownerKeyNotice, startBundledServer } from '../bundled-server.js';
+import { startBackgroundServer } from '../background-server.js';
+import { ownerKeyNotice } from '../bundled-server.js';
 import { DEFAULT_API_URL } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { createSessionKey, MaxSpendRefused, type SessionKey } from './chat-max-spend.js';
@@ -105,28 +106,21 @@ export class ChatCommand extends SvcCommand {
 
     // A server to talk to: the configured one, or — on this machine — the bundled one.
     let connection = this.connection();
-    let started: Awaited<ReturnType<typeof startBundledServer>> | null = null;
     try {
       await createClient({ baseUrl: connection.apiUrl }).call(HEALTH);
     } catch (error) {
       const local = new URL(connection.apiUrl);
       if (!(error instanceof ConnectionError) || !['127.0.0.1', 'localhost'].includes(local.hostname)) return this.report(error);
-      // What the server logs goes to a file: on the chat's screen it would tear through the answer.
-      const serverLogFile = join(config.home, 'server.log');
+      // Its own process, in the background: it outlives this chat and serves every other svc too.
+      let started;
       try {
-        started = await startBundledServer(config, {
-          host: '127.0.0.1',
-          port: Number(local.port || new URL(DEFAULT_API_URL).port),
-          startingCredits: 100,
-          logFile: serverLogFile,
-        });
+        started = await startBackgroundServer(config.home, { host: '127.0.0.1', port: Number(local.port || new URL(DEFAULT_API_URL).port), env: this.context.env });
       } catch (startError) {
         stderr.write(`svc: no server at ${connection.apiUrl}, and the bundled one could not start: ${(startError as Error).message}\n`);
         return ExitCode.unreachable;
       }
-      stderr.write(`svc: no server answered at ${connection.apiUrl}; started the bundled one (data in ${config.home}, its log in ${serverLogFile}).\n`);
-      const owner = started.server.bootstrap;
-      if (owner) stderr.write(`svc: ${ownerKeyNotice({ developerId: owner.developerId, saved: started.savedKey, configPath: config.path })}\n`);
+      stderr.write(`svc: no server answered at ${connection.apiUrl}; started the bundled one (data in ${config.home}, its log in ${started.log}). It runs in the background for every svc on this machine (pid ${started.pid}): \`svc server stop\` stops it.\n`);
+      if (started.developerId) stderr.write(`svc: ${ownerKeyNotice({ developerId: started.developerId, saved: started.savedKey, configPath: config.path })}\n`);
       connection = this.connection();
     }
 
@@ -169,7 +163,6 @@ export class ChatCommand extends SvcCommand {
     } finally {
       memory?.close();
       await sessionKey?.revoke();
-      await started?.server.close();
     }
   }
 

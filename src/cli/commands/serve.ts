@@ -4,8 +4,13 @@ import { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { existsSync } from 'node:fs';
 import { ownerKeyNotice, startBundledServer } from '../bundled-server.js';
+import { BACKGROUND_ENV, readPidFile, removePidFile, serverLogPath, writePidFile, type ReadyMessage } from '../background-server.js';
 import { loadServer } from '../lazy.js';
+import { describeListenError } from '../port-holder.js';
 import { databaseLocation, locationText, shownLocation, type DatabaseLocation } from '../database-option.js';
+
+/** How often the background server checks that its pid file still names it. */
+const PID_FILE_CHECK_MS = 2_000;
 
 export class ServeCommand extends SvcCommand {
   // It talks to no server: no --api-url in its options.
@@ -69,6 +74,9 @@ export class ServeCommand extends SvcCommand {
       return ExitCode.usage;
     }
     if (this.check) return this.checkLedger(location);
+    // Started by `svc chat` as the machine's background server (background-server.ts): it logs to
+    // ~/.svc/server.log, keeps its pid in ~/.svc/server.pid, and reports readiness over IPC.
+    const background = this.context.env[BACKGROUND_ENV] === '1' && typeof process.send === 'function';
     let started;
     try {
       started = await startBundledServer(config, {
@@ -78,12 +86,14 @@ export class ServeCommand extends SvcCommand {
         startingCredits: this.startingCredits,
         ...(this.providers ? { providersFile: this.providers } : {}),
         ...(this.payments ? { payments: this.payments } : {}),
+        ...(background ? { logFile: serverLogPath(config.home) } : {}),
       });
     } catch (error) {
-      stderr.write(`svc: cannot start the server: ${(error as Error).message}\n`);
+      stderr.write(`svc: cannot start the server: ${describeListenError(error, this.port, readPidFile(config.home)?.pid ?? null)}\n`);
       return ExitCode.usage;
     }
     const { server, savedKey, savedUrl } = started;
+    if (background) return this.serveInBackground(config.home, started, stopRequested);
     if (server.bootstrap) {
       const { liveKey, testKey, appUuid } = server.bootstrap;
       stdout.write(
@@ -109,6 +119,29 @@ export class ServeCommand extends SvcCommand {
     await stopRequested;
     stderr.write('svc: shutting down (finishing requests in flight)…\n');
     await server.close();
+    return ExitCode.ok;
+  }
+
+  /**
+   * The background server: no keys in the log (the chat that started it says where the key is),
+   * a pid file while it runs. It stops on SIGTERM (`svc server stop`), and when its pid file goes
+   * away (the home deleted, or the file removed by hand): nobody could find it to stop it then.
+   */
+  private async serveInBackground(home: string, started: Awaited<ReturnType<typeof startBundledServer>>, stopRequested: Promise<void>): Promise<number> {
+    const { server, savedKey } = started;
+    writePidFile(home, { pid: process.pid, url: server.url, log: serverLogPath(home), started_at: new Date().toISOString() });
+    const ready: ReadyMessage = { type: 'svc-server-ready', url: server.url, pid: process.pid, developerId: server.bootstrap?.developerId ?? null, savedKey };
+    process.send?.(ready, () => process.disconnect?.());
+    let orphanCheck: NodeJS.Timeout | undefined;
+    const orphaned = new Promise<void>((resolve) => {
+      orphanCheck = setInterval(() => {
+        if (readPidFile(home)?.pid !== process.pid) resolve();
+      }, PID_FILE_CHECK_MS);
+    });
+    await Promise.race([stopRequested, orphaned]);
+    clearInterval(orphanCheck);
+    await server.close();
+    removePidFile(home, process.pid);
     return ExitCode.ok;
   }
 
