@@ -1,3 +1,4 @@
+import { createCoordination } from './coordination.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { createAccounts } from './accounts.js';
 import { createLedger } from './ledger.js';
@@ -50,7 +51,7 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     users: createUsersRepository(db, ledger, holds, accounts),
     metering,
     usage: createUsageRepository(db),
-    coordination: { leads: async () => true, exclusively: (_task, work) => work() },
+    coordination: createCoordination(),
     rateCounters: createRateCounters(),
     breakers: createMemoryBreakers(),
     credits: createCreditsRepository(db, ledger, accounts),
