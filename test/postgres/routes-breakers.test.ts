@@ -40,7 +40,7 @@ const sent = (fake: FakeOpenAI) => fake.requests.filter((r) => r.path === '/v1/c
 
 describe('breakers shared by two instances', () => {
   it('a target that failed on one instance is skipped, unsent, by the other; after the cooldown one probe closes it for both', async () => {
-    const { a, b, dead, live } = await twoInstances();
+    const { a, b, dead } = await twoInstances();
     dead.script(...Array.from({ length: 5 }, () => ({ kind: 'destroy' as const })));
     for (let i = 0; i < 5; i++) expect((await chat(a)).body.model).toBe('live/m');
     expect(sent(dead)).toBe(5);
@@ -51,14 +51,19 @@ describe('breakers shared by two instances', () => {
     expect(skipped.headers.get('x-svc-attempts')).toBe('dead/m=circuit_open;0ms, live/m=ok');
     expect(sent(dead)).toBe(5);
 
-    // Past the cooldown, both instances ask at once: one probe between them.
+    // Past the cooldown, both instances ask at once: one probe between them. It fails, and the
+    // breaker is open again for both (a probe that succeeded would let the others through at once).
     a.clock.advance(30_000);
+    dead.script({ kind: 'destroy' });
     const answers = await Promise.all([chat(a), chat(b), chat(a), chat(b)]);
+    expect(answers.map((answer) => answer.body.model)).toEqual(['live/m', 'live/m', 'live/m', 'live/m']);
     expect(sent(dead)).toBe(6);
-    expect(answers.filter((answer) => answer.body.model === 'dead/m')).toHaveLength(1);
-    // The probe succeeded: closed for both.
+    expect((await chat(a)).headers.get('x-svc-attempts')).toMatch(/^dead\/m=circuit_open/);
+    expect(sent(dead)).toBe(6);
+    // The next probe, from b, succeeds: closed for both.
+    a.clock.advance(30_000);
     expect((await chat(b)).body.model).toBe('dead/m');
     expect((await chat(a)).body.model).toBe('dead/m');
-    expect(sent(live)).toBe(5 + 1 + 3);
+    expect(sent(dead)).toBe(8);
   });
 });

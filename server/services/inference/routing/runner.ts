@@ -5,7 +5,7 @@ import type { BreakerStore } from '../../../store/types.js';
 import { nobodyWatching, type InferenceObserver } from '../observer.js';
 import { clockSleep, DEFAULT_RETRY, waitBefore, type RetryPolicy, type Sleep } from './backoff.js';
 import { createBreakers, type BreakerPolicy } from './breakers.js';
-import { orderTargets } from './plan.js';
+import { createRotation } from './plan.js';
 import { verdictOf } from './policy.js';
 
 /** One try of one target that did not answer: which, why (its error class), and how long it took. */
@@ -30,7 +30,7 @@ export interface RoutingOptions {
   breaker?: BreakerPolicy;
   /** Waits between retries (default: by the clock, see clockSleep). */
   sleep?: Sleep;
-  /** Draws the weighted order (tests fix it). */
+  /** The jitter of the backoff (tests fix it). */
   random?: () => number;
 }
 
@@ -67,6 +67,7 @@ export function createRouting(options: RoutingOptions) {
   const random = options.random ?? Math.random;
   const breakers = createBreakers({ store: options.store.breakers, clock: options.clock, observer, ...(options.breaker ? { policy: options.breaker } : {}) });
   const now = () => options.clock.now().getTime();
+  const rotate = createRotation();
 
   return {
     breakers,
@@ -75,7 +76,7 @@ export function createRouting(options: RoutingOptions) {
     plan(requested: Requested[]): TargetPlan {
       const seen = new Set<string>();
       const targets = requested
-        .flatMap((item) => orderTargets(item.strategy, item.targets, random))
+        .flatMap((item) => (item.strategy === 'weighted' ? rotate(item.id, item.targets) : item.targets))
         .filter((target) => !seen.has(target.entry.id) && seen.add(target.entry.id));
       const [first] = requested;
       const routed = requested.length > 1 || (first !== undefined && first.id !== first.targets[0]?.entry.id);
