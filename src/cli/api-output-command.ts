@@ -16,6 +16,8 @@ const redacted = (name: string, value: string) => {
   return `${scheme ? `${scheme} ` : ''}${maskKey(token ?? '')}`;
 };
 
+export const INCLUDE_DESCRIPTION = 'Print the status line and headers (request id included) before the body';
+
 /**
  * What every `svc api` command prints with, as `gh api` does: `--jq` filters the JSON answer
  * through jq, `-i` puts the status line and headers (the request id among them) before the body,
@@ -23,7 +25,7 @@ const redacted = (name: string, value: string) => {
  */
 export abstract class ApiOutputCommand extends SvcCommand {
   jq = Option.String('-q,--jq', { description: 'Filter the JSON answer with a jq expression (strings print raw)' });
-  include = Option.Boolean('-i,--include', false, { description: 'Print the status line and headers (request id included) before the body' });
+  include = Option.Boolean('-i,--include', false, { description: INCLUDE_DESCRIPTION });
   verbose = Option.Boolean('--verbose', false, { description: 'Show the request and the answer (the key redacted) on stderr' });
 
   /** Whether the answer's head must be seen, so the call goes through `send` rather than the typed client. */

@@ -119,6 +119,15 @@ describe('-i, --verbose', () => {
     expect(posted.stderr).toMatch(/^> POST \/api\/v1\/things HTTP\/1\.1\n(> .+\n)*>\n\{"a":1\}\n/);
   });
 
+  it('where an operation has a field called include, --include is the field and -i the head', async () => {
+    const result = await cli.run(['responses', 'get', 'resp_nope', '-i', '--include', 'reasoning.encrypted_content']);
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stdout).toMatch(/^HTTP\/1\.1 404 Not Found\n/);
+    const help = await cli.run(['responses', 'get', '--help']);
+    expect(help.stdout).toMatch(/^ {2}-i +Print the status line/m);
+    expect(help.stdout).toMatch(/^ {2}--include <include> +/m);
+  });
+
   it('is refused with --paginate (one request to show)', async () => {
     const result = await cli.run(['developer', 'apps', 'list', '--paginate', '-i']);
     expect(result.code, explain(result)).toBe(2);

@@ -2,7 +2,7 @@ import { Command, Option, UsageError } from 'clipanion';
 import { readAll, readFlagFile } from '../read-all.js';
 import type { Field } from '../../contract/json-schema.js';
 import type { OperationManifest } from '../../contract/manifest.js';
-import { ApiOutputCommand } from '../api-output-command.js';
+import { ApiOutputCommand, INCLUDE_DESCRIPTION } from '../api-output-command.js';
 import type { SvcCommand } from '../base-command.js';
 import { ExitCode } from '../exit-codes.js';
 import { kebab, flagKind, parseFlag, parseJsonBody } from '../flags.js';
@@ -60,6 +60,11 @@ export function apiCommandFor(op: OperationManifest) {
     json = op.hasBody
       ? Option.String('--json', { description: 'The request body: a JSON object, @file to read it from a file, - from stdin; flags override its fields' })
       : undefined;
+
+    // `-i` alone where the operation has a field of that name (responses' `include`): the field keeps `--include`.
+    override include = flags.some((f) => f.name === 'include')
+      ? Option.Boolean('-i', false, { description: INCLUDE_DESCRIPTION })
+      : Option.Boolean('-i,--include', false, { description: INCLUDE_DESCRIPTION });
 
     paginate = paging
       ? Option.Boolean('--paginate', false, {
