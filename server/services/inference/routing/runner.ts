@@ -85,7 +85,6 @@ export function createRouting(options: RoutingOptions) {
 
     async run<T>(plan: TargetPlan, signal: AbortSignal, attempt: (target: ResolvedModel) => Promise<T>): Promise<Served<T>> {
       const failed: FailedAttempt[] = [];
-      const started = now();
       let waited = 0;
       let lastError: unknown = null;
       /** After a context-length failure: only a target with a larger window may take the request. */
@@ -129,18 +128,18 @@ export function createRouting(options: RoutingOptions) {
           }
         }
       }
-      throw withHeaders(lastError ?? allSkipped(plan, failed, now() - started), servedHeaders(plan, failed, null));
+      throw withHeaders(lastError ?? allSkipped(plan, failed, breakers.policy.cooldownMs), servedHeaders(plan, failed, null));
     },
   };
 }
 
 export type Routing = ReturnType<typeof createRouting>;
 
-/** Every target was skipped (breakers open, or windows too small): a 503 that says which. */
-function allSkipped(plan: TargetPlan, failed: FailedAttempt[], _elapsedMs: number): ApiError {
+/** Every target was skipped (breakers open): a 503 that says which, and to come back after a cooldown. */
+function allSkipped(plan: TargetPlan, failed: FailedAttempt[], cooldownMs: number): ApiError {
   const names = failed.map((a) => a.model).join(', ') || plan.targets.map((t) => t.entry.id).join(', ');
   return new ApiError(503, 'upstream_error', `No target can take the request now: ${names} ${failed.length === 1 ? 'is' : 'are'} failing (circuit open); retry shortly.`, 'circuit_open', null, {
-    'retry-after': '30',
+    'retry-after': String(Math.ceil(cooldownMs / 1000)),
   });
 }
 
