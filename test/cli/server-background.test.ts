@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { explain, freePort, removeTempDirs, runSvc, tempDir } from '../helpers/cli.js';
+import { BIN, childEnv, explain, freePort, removeTempDirs, runSvc, tempDir } from '../helpers/cli.js';
 
 /**
  * The bundled server outlives the chat: `svc chat` starts it as a background process of its own
@@ -80,6 +82,26 @@ describe('three chats at once on a fresh home', () => {
     const again = await runSvc(['server', 'stop'], { home });
     expect(again.stdout).toBe('No background server is running.\n');
   });
+});
+
+it('`svc server logs -f` prints the end, then each line as it is logged, until SIGTERM', async () => {
+  const logHome = tempDir();
+  const log = join(logHome, 'server.log');
+  writeFileSync(log, 'one\ntwo\nthree\n');
+  const child = spawn(process.execPath, [BIN, 'server', 'logs', '-f', '-n', '2'], { cwd: logHome, env: childEnv(logHome), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    while (!out.includes('three\n')) await once(child.stdout, 'data');
+    expect(out).toBe('two\nthree\n');
+    appendFileSync(log, 'four\n');
+    while (!out.includes('four\n')) await once(child.stdout, 'data');
+    expect(out).toBe('two\nthree\nfour\n');
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
 });
 
 it('a port held by another program names it too', async () => {

@@ -1,6 +1,8 @@
+import { closeSync, openSync, readFileSync, readSync, statSync, watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
-import { answers, isAlive, lastLines, pidFilePath, readPidFile, removePidFile, serverLogPath } from '../background-server.js';
+import { answers, isAlive, pidFilePath, readPidFile, removePidFile, serverLogPath } from '../background-server.js';
 import { SvcCommand } from '../base-command.js';
 import { svcHome } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
@@ -90,6 +92,7 @@ export class ServerLogsCommand extends ServerCommand {
     examples: [
       ['The last 50 lines', 'svc server logs'],
       ['The last 200', 'svc server logs --lines 200'],
+      ['Follow it as it grows', 'svc server logs -f'],
     ],
   });
   static placeholders = { '--lines': 'number' };
@@ -99,14 +102,59 @@ export class ServerLogsCommand extends ServerCommand {
     validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
   });
 
+  follow = Option.Boolean('-f,--follow', false, { description: 'Then keep printing what the server logs, until Ctrl+C' });
+
   async execute(): Promise<number> {
+    const { stdout, stderr } = this.context;
     const log = readPidFile(this.home)?.log ?? serverLogPath(this.home);
-    const text = lastLines(log, this.lines);
-    if (text === '') {
-      this.context.stderr.write(`svc: no server log at ${log} yet.\n`);
-      return ExitCode.ok;
+    // Watched before it is read: a line logged in between is printed, not lost.
+    let position = 0;
+    const watcher = this.follow ? watch(dirname(log), (_event, name) => (name === null || name === basename(log) ? (position = printFrom(log, position, stdout)) : undefined)) : null;
+    const text = readOrEmpty(log);
+    position = text.length;
+    const lines = text.toString('utf8').split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    if (lines.length === 0 && !this.follow) stderr.write(`svc: no server log at ${log} yet.\n`);
+    if (lines.length > 0) stdout.write(`${lines.slice(-this.lines).join('\n')}\n`);
+    if (watcher) {
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      watcher.close();
     }
-    this.context.stdout.write(`${text}\n`);
     return ExitCode.ok;
   }
+}
+
+function readOrEmpty(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+/**
+ * Prints what `path` holds past `position`, as `tail -f` does, and returns the new position; a
+ * file rewritten shorter (a new log) is printed from its start.
+ */
+function printFrom(path: string, position: number, out: NodeJS.WritableStream): number {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return position;
+  }
+  const from = size < position ? 0 : position;
+  if (size === from) return from;
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(size - from);
+    readSync(fd, chunk, 0, chunk.length, from);
+    out.write(chunk);
+  } finally {
+    closeSync(fd);
+  }
+  return size;
 }
