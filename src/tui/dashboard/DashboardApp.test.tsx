@@ -1,6 +1,7 @@
 import { cleanup } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, useTestServer } from '../../../test/helpers/api.js';
+import { globalBindings, screenBindings } from './keys.js';
 import { SCREENS } from './screens.js';
 import { KEY, openDashboard, serverApi } from './testing.js';
 
@@ -102,23 +103,53 @@ describe('moving between screens', () => {
 });
 
 describe('help and leaving', () => {
-  it('? shows every key of this screen and everywhere, and fits; ? or Esc closes it', async () => {
+  it('? shows every key of this screen and everywhere, all of it in 80×24; ? or Esc closes it', async () => {
     const dash = open();
     await dash.shows('Apps (1)');
     dash.press('?');
     await dash.shows('Everywhere');
-    for (const text of ['Ctrl+C', 'Shift+Tab', '1–8', 'go to a screen', 'n  new app', 'd  delete', 'PgDn', 'Enter  select']) {
-      expect(dash.screen()).toContain(text);
+    for (const text of ['Ctrl+C', 'Shift+Tab', `1–${SCREENS.length}`, 'go to a screen', 'PgUp PgDn']) expect(dash.screen()).toContain(text);
+    for (const entry of [/n +new app/, /Ctrl\+D +delete/, /d +describe the selected row/, /Space +pause\/resume auto-refresh/, /Enter +select/]) {
+      expect(dash.screen()).toMatch(entry);
     }
+    // Everything is on the one page: nothing to scroll.
+    expect(dash.screen()).not.toContain('scroll');
     dash.expectFits();
     dash.press('?');
     await dash.hides('Everywhere');
     dash.press('4', '?');
-    await dash.shows(/Everywhere +Usage\n/);
-    expect(dash.screen()).toContain('m  credits/requests');
+    await dash.shows(/Everywhere +.*\n(.*\n)*.*Usage\n/);
+    expect(dash.screen()).toMatch(/m +credits\/requests/);
     dash.press(KEY.esc);
     await dash.hides('Everywhere');
     expect(dash.screen()).toContain('Usage of');
+  });
+
+  it('the help wraps to 60 columns, nothing cut, and scrolls to its end', async () => {
+    const dash = open({ columns: 60, rows: 16 });
+    await dash.shows('Apps (1)');
+    dash.press('?');
+    await dash.shows('Everywhere');
+    await dash.shows(/lines 1–\d+ of \d+ ↓/);
+    const pages = [dash.screen()];
+    while (!/lines \d+–(\d+) of \1 ↑/.test(pages.at(-1) ?? '')) {
+      const before = dash.screen();
+      dash.press(KEY.pageDown);
+      await vi.waitFor(() => expect(dash.screen()).not.toBe(before), { timeout: 5000 });
+      pages.push(dash.screen());
+      expect(pages.length).toBeLessThan(10);
+    }
+    dash.expectFits();
+    // Every description is there whole, its words in order across the lines it wraps onto.
+    const words = pages.join('\n').replace(/\s+/g, ' ');
+    for (const binding of [...globalBindings.filter((entry) => !SCREENS.some((screen) => screen.id === entry.action)), ...screenBindings.apps]) {
+      expect(words).toContain(`${binding.keys} ${binding.description}`);
+    }
+    expect(words).toContain('Home End first row / last row');
+    dash.press(KEY.home);
+    await dash.shows(/lines 1–\d+ of \d+ ↓/);
+    dash.press('?');
+    await dash.hides('Everywhere');
   });
 
   it('q quits; so does Ctrl+C, even in a dialog', async () => {

@@ -1,11 +1,13 @@
 import { Box, useInput } from 'ink';
 import type { ComponentType } from 'react';
 import { useTerminalSize, type TerminalSize } from '../shared/use-terminal-size.js';
+import { accountLine } from './account.js';
 import { Footer } from './components/Footer.js';
 import { Header } from './components/Header.js';
 import { HelpView } from './components/HelpView.js';
 import { ModalView } from './components/ModalView.js';
 import { screenBindings } from './keys.js';
+import { describeRefresh } from './refresh.js';
 import { SCREENS, screenNamed, type ScreenId } from './screens.js';
 import { AppsScreen } from './screens/AppsScreen.js';
 import { BillingScreen } from './screens/BillingScreen.js';
@@ -43,26 +45,32 @@ export interface DashboardProps extends DashboardDeps {
  * clear the whole screen at every redraw.
  */
 export function DashboardApp(props: DashboardProps) {
-  const session = useDashboard(props);
-  const { state } = session;
   const { columns, rows } = useTerminalSize(props.size);
-  useInput(session.onKey);
   const width = Math.max(20, columns);
   const height = Math.max(CHROME_ROWS + 3, rows - 1);
   const body = height - CHROME_ROWS;
+  const session = useDashboard(props, { columns: width, rows: body });
+  const { state } = session;
+  useInput(session.onKey);
   const Screen = SCREEN_VIEWS[state.screen];
-  const title = SCREENS.find((screen) => screen.id === state.screen)?.title ?? '';
   const covered = state.help || state.modal !== null;
   return (
     <Box flexDirection="column" width={width} height={height}>
-      <Header screen={state.screen} app={state.app} serverUrl={session.serverUrl} width={width} />
+      <Header
+        screen={state.screen}
+        account={accountLine(state.screen, state.app, session.signedIn)}
+        serverUrl={session.serverUrl}
+        width={width}
+        filter={state.filtering ? undefined : state.filters[state.screen]}
+        refresh={describeRefresh(state.refresh)}
+      />
       <Box flexDirection="column" height={body} overflow="hidden">
         {/* Under a dialog or the help the screen stays mounted (its cursor and data stay), unseen. */}
         <Box display={covered ? 'none' : 'flex'} flexDirection="column">
           <Screen session={session} width={width} height={body} />
         </Box>
-        {state.modal ? <ModalView modal={state.modal} width={width} /> : null}
-        {state.help && !state.modal ? <HelpView screenTitle={title} bindings={screenBindings[state.screen]} width={width} /> : null}
+        {state.modal ? <ModalView modal={state.modal} width={width} height={body} /> : null}
+        {state.help && !state.modal ? <HelpView screen={state.screen} width={width} height={body} offset={state.helpScroll} /> : null}
       </Box>
       <Footer
         flash={state.flash}

@@ -23,7 +23,7 @@ export function describeError(error: unknown): ShownError {
   if (error instanceof ConnectionError) return { text: `${error.message}. Is the server running? (svc serve)`, field: null };
   if (error instanceof ApiRequestError) {
     const { message, param } = error.body.error;
-    if (error.status === 401) return { text: `${message} Log in again: svc auth login --api-key <key>.`, field: null };
+    if (error.status === 401) return { text: `${message} Log in again: svc auth login --with-token.`, field: null };
     if (error.status === 501) return { text: `${message} (this server does not offer it yet)`, field: null };
     return { text: message, field: param };
   }

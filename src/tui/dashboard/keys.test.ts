@@ -51,4 +51,12 @@ describe('the key tables', () => {
     // Alt+n is not n.
     expect(actionIn(screenBindings.apps, 'n', key({ meta: true }))).toBeNull();
   });
+
+  it('d describes on every screen (k9s), so deleting is Ctrl+D and withdrawing a downgrade is u', () => {
+    expect(actionIn(globalBindings, 'd', key())).toBe('describe');
+    expect(actionIn(screenBindings.apps, 'd', key({ ctrl: true }))).toBe('delete');
+    expect(actionIn(screenBindings.keys, 'd', key({ ctrl: true }))).toBe('delete');
+    expect(actionIn(screenBindings.subscription, 'u', key())).toBe('keepPlan');
+    expect(actionIn(globalBindings, ' ', key())).toBe('pause');
+  });
 });

@@ -13,7 +13,22 @@ export interface Binding<A extends string> {
   matches(input: string, key: Key): boolean;
 }
 
-export type GlobalAction = 'exit' | 'quit' | 'help' | 'next' | 'prev' | 'back' | 'filter' | 'sort' | 'reverse' | 'jump' | ScreenId;
+export type GlobalAction =
+  | 'exit'
+  | 'quit'
+  | 'help'
+  | 'next'
+  | 'prev'
+  | 'back'
+  | 'filter'
+  | 'sort'
+  | 'reverse'
+  | 'jump'
+  | 'describe'
+  | 'faster'
+  | 'slower'
+  | 'pause'
+  | ScreenId;
 
 export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'exit', keys: 'Ctrl+C', description: 'leave at once', matches: (i, k) => k.ctrl && i === 'c' },
@@ -21,11 +36,15 @@ export const globalBindings: Binding<GlobalAction>[] = [
   { action: 'help', keys: '?', description: 'this help', matches: (i) => i === '?' },
   { action: 'next', keys: 'Tab', description: 'next screen', matches: (_i, k) => k.tab && !k.shift },
   { action: 'prev', keys: 'Shift+Tab', description: 'previous screen', matches: (_i, k) => k.tab && k.shift },
-  { action: 'back', keys: 'Esc', description: 'clear the filter, else back to the previous screen', matches: (_i, k) => k.escape },
-  { action: 'jump', keys: ':', description: 'go to a screen by name (:us Enter → Usage)', matches: (i) => i === ':' },
-  { action: 'filter', keys: '/', description: 'filter the rows (Apps, Keys, Users, Billing)', matches: (i) => i === '/' },
-  { action: 'sort', keys: 'o', description: 'sort the rows by the next field', matches: (i, k) => i === 'o' && !k.ctrl && !k.meta },
+  { action: 'back', keys: 'Esc', description: 'clear the filter, else go back', matches: (_i, k) => k.escape },
+  { action: 'jump', keys: ':', description: 'go to a screen by name (:us)', matches: (i) => i === ':' },
+  { action: 'filter', keys: '/', description: 'filter the rows of a list', matches: (i) => i === '/' },
+  { action: 'sort', keys: 'o', description: 'sort by the next field', matches: (i, k) => i === 'o' && !k.ctrl && !k.meta },
   { action: 'reverse', keys: 'O', description: 'reverse the order', matches: (i, k) => i === 'O' && !k.ctrl && !k.meta },
+  { action: 'describe', keys: 'd', description: 'describe the selected row', matches: (i, k) => i === 'd' && !k.ctrl && !k.meta },
+  { action: 'faster', keys: '-', description: 'auto-refresh more often', matches: (i) => i === '-' },
+  { action: 'slower', keys: '+', description: 'auto-refresh less often', matches: (i) => i === '+' },
+  { action: 'pause', keys: 'Space', description: 'pause/resume auto-refresh', matches: (i, k) => i === ' ' && !k.ctrl && !k.meta },
   ...SCREENS.map(
     (screen, index): Binding<GlobalAction> => ({
       action: screen.id,
@@ -57,6 +76,8 @@ export function letter<A extends string>(character: string, action: A, descripti
 
 export const refreshBinding = letter('r', 'refresh', 'reload');
 const copyBinding = letter('y', 'copy', 'copy id');
+/** k9s's delete key: `d` describes. */
+const deleteBinding: Binding<'delete'> = { action: 'delete', keys: 'Ctrl+D', description: 'delete', matches: (i, k) => k.ctrl && i === 'd' };
 
 export function actionIn<A extends string>(bindings: readonly Binding<A>[], input: string, key: Key): A | null {
   return bindings.find((binding) => binding.matches(input, key))?.action ?? null;
@@ -68,11 +89,11 @@ export const screenBindings = {
     letter('n', 'create', 'new app'),
     letter('e', 'edit', 'edit'),
     letter('f', 'fund', 'fund'),
-    letter('d', 'delete', 'delete'),
+    deleteBinding,
     copyBinding,
     refreshBinding,
   ],
-  keys: [letter('n', 'create', 'new key'), letter('d', 'delete', 'delete'), copyBinding, refreshBinding],
+  keys: [letter('n', 'create', 'new key'), deleteBinding, copyBinding, refreshBinding],
   users: [letter('t', 'topUp', 'top up'), letter('l', 'limit', 'set limit'), letter('n', 'add', 'add a user'), copyBinding, refreshBinding],
   usage: [
     letter('m', 'metric', 'credits/requests'),
@@ -84,7 +105,7 @@ export const screenBindings = {
   subscription: [
     letter('c', 'cancel', 'cancel'),
     letter('n', 'renew', 'renew'),
-    letter('d', 'keepPlan', 'undo downgrade'),
+    letter('u', 'keepPlan', 'undo downgrade'),
     letter('p', 'portal', 'portal'),
     refreshBinding,
   ],

@@ -1,7 +1,10 @@
 import type { Key } from 'ink';
 import { backspace, insert, withText, type Editor } from '../shared/editor.js';
+import { describeLines, describeRoom } from './describe.js';
 import type { ShownError } from './errors.js';
 import { formKey, type FormState } from './form.js';
+import { actionIn, listBindings } from './keys.js';
+import { scrollBy } from './pager.js';
 
 /**
  * The dialogs a screen opens: a form, a confirmation (optionally typed), a secret shown once,
@@ -43,14 +46,30 @@ export interface LinkModal extends ModalBase {
   url: string;
   /** What happened when the user asked to open it. */
   opened?: 'yes' | string;
-  /**
-   * Reloads what a payment there changes (a checkout's screen): every few seconds while the
-   * dialog is open, and when it closes, so the screen shows the payment at once.
-   */
+  /** Reloads what a payment there changes (a checkout's screen), when the dialog closes. */
   refresh?: () => void;
+  /**
+   * A checkout session's id: while the dialog is open the session is watched, and the dialog
+   * closes by itself once the payment lands (or the checkout is cancelled).
+   */
+  checkoutId?: string;
 }
 
-export type Modal = FormModal | ConfirmModal | SecretModal | LinkModal;
+/** `d`: a row's full JSON, scrolled by the list keys. */
+export interface DescribeModal extends ModalBase {
+  kind: 'describe';
+  value: object;
+  /** The first line shown. */
+  offset: number;
+}
+
+export type Modal = FormModal | ConfirmModal | SecretModal | LinkModal | DescribeModal;
+
+/** The room the dialogs have: the screen's body. */
+export interface ModalView {
+  columns: number;
+  rows: number;
+}
 
 export function confirmModal(options: Omit<ConfirmModal, 'kind' | 'input' | 'typed'> & { typed?: string }): ConfirmModal {
   return { ...options, kind: 'confirm', typed: options.typed ?? null, input: withText('') };
@@ -80,7 +99,15 @@ function confirmKey(modal: ConfirmModal, input: string, key: Key): ModalStep {
   return { type: 'update', modal: { ...modal, input: insert(modal.input, input.replace(/[\r\n]+/g, '')) } };
 }
 
-export function modalKey(modal: Modal, input: string, key: Key): ModalStep {
+function describeKey(modal: DescribeModal, input: string, key: Key, view: ModalView): ModalStep {
+  const room = describeRoom(view);
+  const total = describeLines(modal.value, room.width).length;
+  const offset = scrollBy(actionIn(listBindings, input, key), modal.offset, total, room.rows);
+  if (offset !== null) return { type: 'update', modal: { ...modal, offset } };
+  return key.return ? { type: 'close' } : { type: 'none' };
+}
+
+export function modalKey(modal: Modal, input: string, key: Key, view: ModalView): ModalStep {
   // A request in flight: its answer decides what comes next.
   if (modal.busy) return { type: 'none' };
   if (key.escape) return { type: 'close' };
@@ -97,5 +124,7 @@ export function modalKey(modal: Modal, input: string, key: Key): ModalStep {
       return key.return ? { type: 'close' } : { type: 'none' };
     case 'link':
       return key.return || input === 'o' ? { type: 'open', url: modal.url } : { type: 'none' };
+    case 'describe':
+      return describeKey(modal, input, key, view);
   }
 }

@@ -2,13 +2,21 @@ import type { Key } from 'ink';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { DashboardApi } from './api.js';
 import { editLine } from '../shared/editor.js';
+import { rowName } from './describe.js';
 import { describeError } from './errors.js';
 import { focusField, formValues } from './form.js';
+import { helpRows, helpRoom } from './help.js';
 import { actionIn, globalBindings, listBindings, screenBindings, type ScreenAction } from './keys.js';
-import { modalKey, type Modal, type ModalNext } from './modal.js';
+import { modalKey, type Modal, type ModalNext, type ModalView } from './modal.js';
+import { scrollBy } from './pager.js';
+import { describeRefresh, stepRefresh, type RefreshState } from './refresh.js';
 import { SCREEN_IDS, screenNamed, type ScreenId } from './screens.js';
 import { isListScreen, nextSort } from './sorting.js';
 import { dashboardReducer, initialState, type DashboardEvent, type DashboardState } from './state.js';
+import { realTicker, type Ticker } from './ticker.js';
+import { useAutoRefresh } from './use-auto-refresh.js';
+import { useCheckoutWatch } from './use-checkout-watch.js';
+import { useSignedIn } from './use-account.js';
 import { useResource } from './use-resource.js';
 
 export interface DashboardDeps {
@@ -16,8 +24,12 @@ export interface DashboardDeps {
   initialScreen?: ScreenId;
   /** Opens a URL in the browser (the platform opener; a stub in tests). */
   openUrl(url: string): Promise<void>;
-  /** How often an open checkout reloads its screen (default CHECKOUT_POLL_MS; short in tests). */
+  /** How often an open checkout's session is looked up (default CHECKOUT_POLL_MS). */
   checkoutPollMs?: number;
+  /** The auto-refresh at the start (default every 5 s). */
+  refresh?: RefreshState;
+  /** The beat of the auto-refresh and the checkout watch (a manual one in tests). */
+  ticker?: Ticker;
   /** The clock the usage windows end at (the test server's clock in tests). */
   now(): Date;
   exit(): void;
@@ -32,23 +44,33 @@ export interface DashboardDeps {
   copy?(text: string): void;
 }
 
-/** A checkout is paid in the browser; the screen behind its dialog looks again this often. */
+/** A checkout is paid in the browser; its session is looked up this often while its dialog is open. */
 const CHECKOUT_POLL_MS = 3000;
 
 /** What the current screen does with its keys (see screenBindings) and the list keys. */
 interface ScreenKeyHandler {
   screen: ScreenId;
   handle(action: string): void;
+  /** The row under the cursor, for `d`. */
+  selected?: () => object | undefined;
 }
 
-/** The dashboard's state and everything that changes it: one container; components only draw. */
-export function useDashboard(deps: DashboardDeps) {
+/** What `y` copied: the field's name and its value, both said; a secret is named, never shown. */
+export type Copied = { field: string; value: string } | { secret: string; what: string };
+
+/**
+ * The dashboard's state and everything that changes it: one container; components only draw.
+ * `view` is the room the screen's body has (the help and the dialogs scroll within it).
+ */
+export function useDashboard(deps: DashboardDeps, view: ModalView) {
   const { api } = deps;
   // The props object is new at every render; the callbacks below read the latest through this.
   const depsRef = useRef(deps);
   depsRef.current = deps;
+  const viewRef = useRef(view);
+  viewRef.current = view;
   const exit = useCallback(() => depsRef.current.exit(), []);
-  const [state, enqueue] = useReducer(dashboardReducer, deps.initialScreen ?? 'apps', initialState);
+  const [state, enqueue] = useReducer(dashboardReducer, deps.initialScreen ?? 'apps', (screen) => initialState(screen, deps.refresh));
   const stateRef = useRef<DashboardState>(state);
   /**
    * Every change goes through here, so `stateRef` holds its result at once: a key that arrives
@@ -62,6 +84,8 @@ export function useDashboard(deps: DashboardDeps) {
 
   // The apps list is shared: the Apps screen shows it, the others need the selected app.
   const apps = useResource(() => api.apps(), [api]);
+  // Whose credits and subscription the screens show: the key's own app, found among the apps.
+  const signedIn = useSignedIn(api, apps.resource);
   useEffect(() => {
     if (apps.resource.status !== 'ready') return;
     const list = apps.resource.data.items;
@@ -138,24 +162,66 @@ export function useDashboard(deps: DashboardDeps) {
     [openModal],
   );
 
-  /** `y`: the selected row's id, or a new key's secret, to the clipboard. */
+  /** `y`: the selected row's id (said with its field's name), or a new key's secret, to the clipboard. */
   const copy = useCallback(
-    (text: string, what: string) => {
+    (copied: Copied) => {
       const write = depsRef.current.copy;
       if (!write) return flash('error', 'This terminal has no clipboard for svc: select the text with the mouse.');
-      write(text);
-      flash('info', `Copied ${what} to the clipboard.`);
+      if ('secret' in copied) {
+        write(copied.secret);
+        return flash('info', `Copied ${copied.what} to the clipboard.`);
+      }
+      write(copied.value);
+      flash('info', `Copied ${copied.field} ${copied.value} to the clipboard.`);
     },
     [flash],
   );
 
-  // While a checkout (a link that can refresh) is open, its screen reloads now and then.
-  const refreshing = state.modal?.kind === 'link' ? state.modal.refresh : undefined;
-  useEffect(() => {
-    if (!refreshing) return;
-    const timer = setInterval(refreshing, depsRef.current.checkoutPollMs ?? CHECKOUT_POLL_MS);
-    return () => clearInterval(timer);
-  }, [refreshing]);
+  const ticker = deps.ticker ?? realTicker;
+
+  // The current screen reloads by itself (its `r`), unless a dialog is open or it is paused.
+  useAutoRefresh({
+    ticker,
+    refresh: state.refresh,
+    screen: state.screen,
+    held: state.modal !== null,
+    reload: () => {
+      const current = stateRef.current;
+      const own = screenBindings[current.screen] as readonly { action: string }[];
+      if (screenKeys.current?.screen === current.screen && own.some((binding) => binding.action === 'refresh')) screenKeys.current.handle('refresh');
+    },
+  });
+
+  // An open checkout is watched: it closes by itself once paid (its screen then reloads).
+  useCheckoutWatch({
+    ticker,
+    everyMs: deps.checkoutPollMs ?? CHECKOUT_POLL_MS,
+    checkoutId: state.modal?.kind === 'link' ? state.modal.checkoutId : undefined,
+    billing: () => api.billing(),
+    ended: (checkoutId, outcome) => {
+      const modal = stateRef.current.modal;
+      if (modal?.kind !== 'link' || modal.checkoutId !== checkoutId) return;
+      openModal(null);
+      flash(outcome.kind, outcome.text);
+    },
+  });
+
+  const setRefresh = useCallback(
+    (refresh: RefreshState) => {
+      dispatch({ type: 'refresh', refresh });
+      flash('info', refresh.paused ? 'Auto-refresh paused: Space resumes it, r reloads now.' : `Auto-refresh every ${describeRefresh(refresh).slice(2)}: - and + change it, Space pauses it.`);
+    },
+    [dispatch, flash],
+  );
+
+  /** `d`: the row under the cursor, all its fields, in a dialog that scrolls. */
+  const describe = useCallback(() => {
+    const current = stateRef.current;
+    const handler = screenKeys.current;
+    const row = handler?.screen === current.screen ? handler.selected?.() : undefined;
+    if (!row) return flash('info', 'Nothing to describe here: d shows the selected row of a list.');
+    openModal({ kind: 'describe', title: `Describe ${rowName(row)}`, value: row, offset: 0 });
+  }, [flash, openModal]);
 
   const go = useCallback((screen: ScreenId) => dispatch({ type: 'go', screen }), [dispatch]);
 
@@ -192,12 +258,12 @@ export function useDashboard(deps: DashboardDeps) {
       const current = stateRef.current;
       if (key.ctrl && input === 'c') return exit();
       if (current.modal) {
-        const step = modalKey(current.modal, input, key);
+        const step = modalKey(current.modal, input, key, viewRef.current);
         if (step.type === 'update') openModal(step.modal);
         else if (step.type === 'close') openModal(null);
         else if (step.type === 'run') void runModal(step.modal);
         else if (step.type === 'open') void openLink(step.url);
-        else if (step.type === 'copy') copy(step.text, 'the secret');
+        else if (step.type === 'copy') copy({ secret: step.text, what: 'the secret' });
         return;
       }
       if (current.jump !== null) return jumpKey(current.jump, input, key);
@@ -205,7 +271,11 @@ export function useDashboard(deps: DashboardDeps) {
       const global = actionIn(globalBindings, input, key);
       if (current.help) {
         if (global === 'quit' || global === 'exit') return exit();
-        if (global === 'help' || global === 'back') dispatch({ type: 'help', open: false });
+        if (global === 'help' || global === 'back') return dispatch({ type: 'help', open: false });
+        const room = helpRoom(viewRef.current);
+        const total = helpRows(current.screen, room.width).length;
+        const offset = scrollBy(actionIn(listBindings, input, key), current.helpScroll, total, room.rows);
+        if (offset !== null) dispatch({ type: 'helpScroll', offset });
         return;
       }
       const index = SCREEN_IDS.indexOf(current.screen);
@@ -237,6 +307,14 @@ export function useDashboard(deps: DashboardDeps) {
           if (sort) dispatch({ type: 'sort', sort: { ...sort, descending: !sort.descending } });
           return;
         }
+        case 'describe':
+          return describe();
+        case 'faster':
+          return setRefresh(stepRefresh(current.refresh, -1));
+        case 'slower':
+          return setRefresh(stepRefresh(current.refresh, 1));
+        case 'pause':
+          return setRefresh({ ...current.refresh, paused: !current.refresh.paused });
         case null:
           break;
         default:
@@ -246,19 +324,19 @@ export function useDashboard(deps: DashboardDeps) {
       // A screen that has not drawn yet has not said what its keys do: the key is dropped.
       if (action && screenKeys.current?.screen === current.screen) screenKeys.current.handle(action);
     },
-    [copy, dispatch, exit, filterKey, go, jumpKey, openLink, openModal, runModal],
+    [copy, describe, dispatch, exit, filterKey, go, jumpKey, openLink, openModal, runModal, setRefresh],
   );
 
   /**
    * The current screen hands over its keys at every render (the handler closes over that
    * render's data); the one input handler above calls it.
    */
-  const registerKeys = useCallback(<S extends ScreenId>(screen: S, handle: (action: ScreenAction<S>) => void) => {
+  const registerKeys = useCallback(<S extends ScreenId>(screen: S, handle: (action: ScreenAction<S>) => void, selected?: () => object | undefined) => {
     // Only this screen's actions and the list's reach it (the lookup above uses its table).
-    screenKeys.current = { screen, handle: handle as (action: string) => void };
+    screenKeys.current = { screen, handle: handle as (action: string) => void, ...(selected ? { selected } : {}) };
   }, []);
 
-  return { state, dispatch, apps, go, flash, act, copy, openModal, onKey, registerKeys, api, now: deps.now, serverUrl: deps.serverUrl };
+  return { state, dispatch, apps, signedIn, go, flash, act, copy, openModal, onKey, registerKeys, api, now: deps.now, serverUrl: deps.serverUrl };
 }
 
 export type DashboardSession = ReturnType<typeof useDashboard>;

@@ -33,4 +33,12 @@ describe('the dashboard state', () => {
     const keys = dashboardReducer(state, { type: 'filter', text: 'ci', editing: false });
     expect(keys.filters).toEqual({ apps: 'shop', keys: 'ci' });
   });
+
+  it('opens the help at its top; keeps the auto-refresh chosen across screens', () => {
+    const state = run({ type: 'help', open: true }, { type: 'helpScroll', offset: 7 }, { type: 'help', open: false }, { type: 'help', open: true });
+    expect(state.helpScroll).toBe(0);
+    const paused = run({ type: 'refresh', refresh: { everyMs: 2_000, paused: true } }, { type: 'go', screen: 'keys' });
+    expect(paused.refresh).toEqual({ everyMs: 2_000, paused: true });
+    expect(initialState('apps').refresh).toEqual({ everyMs: 5_000, paused: false });
+  });
 });

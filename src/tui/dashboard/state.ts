@@ -1,4 +1,5 @@
 import type { Modal } from './modal.js';
+import { DEFAULT_REFRESH_MS, type RefreshState } from './refresh.js';
 import type { ScreenId } from './screens.js';
 import type { SortState } from './sorting.js';
 
@@ -20,6 +21,8 @@ export interface DashboardState {
   /** Screens visited before this one, for Esc. */
   history: ScreenId[];
   help: boolean;
+  /** How far the help is scrolled (a narrow terminal does not hold all of it). */
+  helpScroll: number;
   app: SelectedApp | null;
   modal: Modal | null;
   flash: Flash | null;
@@ -31,12 +34,16 @@ export interface DashboardState {
   sorts: Partial<Record<ScreenId, SortState>>;
   /** What was typed after `:` (jump to a screen by name), while it is being typed. */
   jump: string | null;
+  /** How often the current screen reloads by itself. */
+  refresh: RefreshState;
 }
 
 export type DashboardEvent =
   | { type: 'go'; screen: ScreenId }
   | { type: 'back' }
   | { type: 'help'; open: boolean }
+  | { type: 'helpScroll'; offset: number }
+  | { type: 'refresh'; refresh: RefreshState }
   | { type: 'app'; app: SelectedApp | null }
   | { type: 'modal'; modal: Modal | null }
   | { type: 'flash'; flash: Flash | null }
@@ -46,8 +53,8 @@ export type DashboardEvent =
 
 const HISTORY_LIMIT = 20;
 
-export function initialState(screen: ScreenId): DashboardState {
-  return { screen, history: [], help: false, app: null, modal: null, flash: null, filters: {}, filtering: false, jump: null, sorts: {} };
+export function initialState(screen: ScreenId, refresh: RefreshState = { everyMs: DEFAULT_REFRESH_MS, paused: false }): DashboardState {
+  return { screen, history: [], help: false, helpScroll: 0, app: null, modal: null, flash: null, filters: {}, filtering: false, jump: null, sorts: {}, refresh };
 }
 
 export function dashboardReducer(state: DashboardState, event: DashboardEvent): DashboardState {
@@ -69,7 +76,11 @@ export function dashboardReducer(state: DashboardState, event: DashboardEvent): 
       return { ...state, screen: previous, history: state.history.slice(0, -1), flash: null, filtering: false };
     }
     case 'help':
-      return { ...state, help: event.open };
+      return { ...state, help: event.open, helpScroll: 0 };
+    case 'helpScroll':
+      return { ...state, helpScroll: event.offset };
+    case 'refresh':
+      return { ...state, refresh: event.refresh };
     case 'app':
       return { ...state, app: event.app };
     case 'modal':

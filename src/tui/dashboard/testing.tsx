@@ -7,7 +7,9 @@ import { operations } from '../../contract/operations/index.js';
 import type { DashboardApi } from './api.js';
 import { createDashboardApi } from './client-api.js';
 import { DashboardApp } from './DashboardApp.js';
+import type { RefreshState } from './refresh.js';
 import type { ScreenId } from './screens.js';
+import { manualTicker } from './ticker.js';
 
 /**
  * For the dashboard's tests (not a test itself): the dashboard as a user meets it, keys into
@@ -29,6 +31,7 @@ export const KEY = {
   pageDown: '\u001b[6~',
   backspace: '\u007f',
   ctrlC: '\u0003',
+  ctrlD: '\u0004',
   ctrlU: '\u0015',
 };
 
@@ -58,8 +61,11 @@ export function openDashboard(options: {
   size?: typeof SIZE;
   openUrl?: (url: string) => Promise<void>;
   checkoutPollMs?: number;
+  refresh?: RefreshState;
 }) {
   const size = options.size ?? SIZE;
+  // Time that repeats (the auto-refresh, a checkout's watch) moves only when a test says so.
+  const ticker = manualTicker();
   const exit = vi.fn();
   const openUrl = vi.fn(options.openUrl ?? (async () => {}));
   const keep = vi.fn();
@@ -74,6 +80,8 @@ export function openDashboard(options: {
       keep={keep}
       copy={copy}
       checkoutPollMs={options.checkoutPollMs}
+      refresh={options.refresh}
+      ticker={ticker}
       size={size}
     />,
   );
@@ -95,6 +103,16 @@ export function openDashboard(options: {
   return {
     exit,
     openUrl,
+    /** The dashboard's beat: `advance(ms)` runs the auto-refreshes and checkout watches that fall due. */
+    ticker,
+    /**
+     * Waits until something repeats every `ms` (its effect has run after the frame was drawn),
+     * then moves the beat by `ms`.
+     */
+    async beat(ms: number) {
+      await vi.waitFor(() => expect(ticker.has(ms)).toBe(true), { timeout: 5000 });
+      ticker.advance(ms);
+    },
     /** What the dashboard asked to print after it closes. */
     keep,
     copy,

@@ -34,9 +34,9 @@ export function Footer({ flash, bindings, width, dialog, filter, filtering, jump
             <Text inverse> </Text>
             <Text dimColor>  Enter keeps · Esc clears</Text>
           </Text>
-        ) : (filter || order) && !flash ? (
+        ) : order && !flash ? (
           <Text dimColor wrap="truncate-end">
-            {[filter ? `filtered by /${filter} · / edits · Esc clears` : '', order ? `${order} · o next · O reverses` : ''].filter(Boolean).join(' · ')}
+            {order} · o next · O reverses
           </Text>
         ) : null}
         {filtering || jump ? null : flash?.kind === 'busy' ? <Spinner label={flash.text} /> : null}

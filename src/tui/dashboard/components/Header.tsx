@@ -1,14 +1,25 @@
 import { Box, Text } from 'ink';
 import { SCREENS, type ScreenId } from '../screens.js';
-import type { SelectedApp } from '../state.js';
 
-/** The screens as numbered tabs, and which app and server the screens are about. */
-export function Header({ screen, app, serverUrl, width }: {
+/** A long filter is cut in the header (the footer shows it whole while it is typed). */
+const FILTER_SHOWN = 24;
+
+/**
+ * The screens as numbered tabs; under them whose data the screen shows (and in which mode) and
+ * the server, with the applied filter and the auto-refresh on the right, where they stay seen.
+ */
+export function Header({ screen, account, serverUrl, width, filter, refresh }: {
   screen: ScreenId;
-  app: SelectedApp | null;
+  /** "App: Shop · live" (account.ts). */
+  account: string;
   serverUrl: string | undefined;
   width: number;
+  /** The screen's applied `/` filter, if any. */
+  filter?: string | undefined;
+  /** "↻ 5s" or "↻ paused". */
+  refresh: string;
 }) {
+  const shownFilter = filter && filter.length > FILTER_SHOWN ? `${filter.slice(0, FILTER_SHOWN - 1)}…` : filter;
   // Padded tabs when they all fit; else one space between them, so that no tab is cut off.
   const roomy = SCREENS.reduce((sum, tab, index) => sum + ` ${index + 1} ${tab.title} `.length, 0) <= width;
   return (
@@ -23,10 +34,25 @@ export function Header({ screen, app, serverUrl, width }: {
           </Text>
         ))}
       </Text>
-      <Text dimColor wrap="truncate-end">
-        {' '}App: {app ? app.name : '(none)'}
-        {serverUrl ? ` · ${serverUrl}` : ''}
-      </Text>
+      <Box width={width}>
+        <Box flexShrink={1} flexGrow={1}>
+          <Text dimColor wrap="truncate-end">
+            {' '}
+            {account}
+            {serverUrl ? ` · ${serverUrl}` : ''}
+          </Text>
+        </Box>
+        <Box flexShrink={0}>
+          <Text wrap="truncate-end">
+            {filter ? (
+              <Text color="yellow">
+                {' '}filter /{shownFilter} <Text dimColor>(Esc clears)</Text>
+              </Text>
+            ) : null}
+            <Text dimColor> {refresh}</Text>
+          </Text>
+        </Box>
+      </Box>
     </Box>
   );
 }

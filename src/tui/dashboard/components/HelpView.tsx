@@ -1,54 +1,34 @@
 import { Box, Text } from 'ink';
-import { globalBindings, listBindings, type Binding } from '../keys.js';
-import { SCREENS } from '../screens.js';
+import { helpLayout, helpRoom } from '../help.js';
+import { clampScroll, scrollPosition } from '../pager.js';
+import type { ScreenId } from '../screens.js';
 
-interface Entry {
-  keys: string;
-  description: string;
-}
-
-/** A titled list of keys, in `columns` columns so that it fits a 24-row terminal. */
-function Section({ title, entries, width, columns = 1 }: { title: string; entries: readonly Entry[]; width: number; columns?: number }) {
-  const perColumn = Math.ceil(entries.length / columns);
-  const keyWidth = Math.max(...entries.map((entry) => entry.keys.length)) + 2;
+/**
+ * Every key, from the same tables the keys are handled by, wrapped to the width; taller than
+ * the screen it scrolls with the list keys.
+ */
+export function HelpView({ screen, width, height, offset }: { screen: ScreenId; width: number; height: number; offset: number }) {
+  const room = helpRoom({ columns: width, rows: height });
+  const { columnWidth, rows } = helpLayout(screen, room.width);
+  const first = clampScroll(offset, rows.length, room.rows);
+  const position = scrollPosition(first, rows.length, room.rows);
   return (
     <Box flexDirection="column" width={width}>
-      <Text bold>{title}</Text>
-      <Box>
-        {Array.from({ length: columns }, (_, column) => (
-          <Box key={column} flexDirection="column" width={Math.floor(width / columns)}>
-            {entries.slice(column * perColumn, (column + 1) * perColumn).map((entry) => (
-              <Text key={entry.keys} wrap="truncate-end">
-                <Text color="cyan">{entry.keys.padEnd(keyWidth)}</Text>
-                {entry.description}
+      {rows.slice(first, first + room.rows).map((row, index) => (
+        <Box key={first + index}>
+          {row.map((cell, column) => (
+            <Box key={column} width={columnWidth} flexShrink={0}>
+              <Text wrap="truncate-end" bold={cell.title}>
+                <Text color="cyan">{cell.keys}</Text>
+                {cell.text}
               </Text>
-            ))}
-          </Box>
-        ))}
-      </Box>
-    </Box>
-  );
-}
-
-const screenIds = new Set<string>(SCREENS.map((screen) => screen.id));
-
-/** Every key, from the same tables the keys are handled by. */
-export function HelpView({ screenTitle, bindings, width }: { screenTitle: string; bindings: readonly Binding<string>[]; width: number }) {
-  const everywhere: Entry[] = [
-    ...globalBindings.filter((binding) => !screenIds.has(binding.action)),
-    { keys: `1–${SCREENS.length}`, description: 'go to a screen' },
-  ];
-  const half = Math.floor(width / 2);
-  return (
-    <Box flexDirection="column" width={width}>
-      <Box>
-        <Section title="Everywhere" entries={everywhere} width={half} />
-        <Section title={screenTitle} entries={bindings} width={width - half} />
-      </Box>
-      <Box marginTop={1}>
-        <Section title="Lists" entries={listBindings} width={width} columns={3} />
-      </Box>
-      <Text dimColor>Esc or ? closes this help.</Text>
+            </Box>
+          ))}
+        </Box>
+      ))}
+      <Text dimColor wrap="truncate-end">
+        {position ? `${position} · ↑ ↓ PgUp PgDn scroll · Esc or ? closes` : 'Esc or ? closes this help.'}
+      </Text>
     </Box>
   );
 }

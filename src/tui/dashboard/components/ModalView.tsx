@@ -1,8 +1,10 @@
 import { Box, Text } from 'ink';
 import type { Editor } from '../../shared/editor.js';
 import { Spinner } from '../../shared/Spinner.js';
+import { describeLines, describeRoom } from '../describe.js';
 import { fieldValue, isField, type FormState } from '../form.js';
-import type { ConfirmModal, LinkModal, Modal, SecretModal } from '../modal.js';
+import type { ConfirmModal, DescribeModal, LinkModal, Modal, SecretModal } from '../modal.js';
+import { clampScroll, scrollPosition } from '../pager.js';
 
 /** Text with the cursor drawn as an inverse cell. */
 function Input({ editor, active }: { editor: Editor; active: boolean }) {
@@ -99,8 +101,36 @@ function LinkBody({ modal }: { modal: LinkModal }) {
   );
 }
 
+/** A row's JSON: the lines that fit, from the scrolled-to one, and where they are in the whole. */
+function DescribeBody({ modal, width, height }: { modal: DescribeModal; width: number; height: number }) {
+  const room = describeRoom({ columns: width, rows: height });
+  const lines = describeLines(modal.value, room.width);
+  const first = clampScroll(modal.offset, lines.length, room.rows);
+  const position = scrollPosition(first, lines.length, room.rows);
+  return (
+    <Box flexDirection="column">
+      {lines.slice(first, first + room.rows).map((line, index) => (
+        <Text key={first + index}>{line}</Text>
+      ))}
+      <Text dimColor wrap="truncate-end">
+        {position ? `${position} · ↑ ↓ PgUp PgDn Home End scroll · ` : ''}Esc closes
+      </Text>
+    </Box>
+  );
+}
+
 /** A dialog, drawn in place of the screen's body; every key goes to it while it is open. */
-export function ModalView({ modal, width }: { modal: Modal; width: number }) {
+export function ModalView({ modal, width, height }: { modal: Modal; width: number; height: number }) {
+  if (modal.kind === 'describe') {
+    return (
+      <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width}>
+        <Text bold wrap="truncate-end">
+          {modal.title}
+        </Text>
+        <DescribeBody modal={modal} width={width} height={height} />
+      </Box>
+    );
+  }
   return (
     <Box flexDirection="column">
       <Dialog modal={modal} width={width} />

@@ -40,14 +40,17 @@ describe('the Apps screen', () => {
     dash.type(' w');
     await rowGone('Shop east');
     dash.press(KEY.enter);
-    await dash.shows('filtered by /shop w');
+    await dash.shows('filter /shop w (Esc clears)');
     // Enter opens the only row shown: its keys, on the Keys screen
     dash.press(KEY.enter);
     await dash.shows('API keys of Shop west');
     dash.press(KEY.esc);
-    await dash.shows('filtered by /shop w');
+    await dash.shows('filter /shop w (Esc clears)');
+    // in the header, where it stays while the filter applies
+    expect(dash.screen().split('\n')[1]).toContain('filter /shop w');
     dash.press(KEY.esc);
     await dash.shows(/Blog\s+standard/);
+    await dash.hides('filter /shop');
     dash.press('/');
     dash.type('nothing like it');
     await dash.shows('No apps match /nothing like it');
@@ -57,7 +60,7 @@ describe('the Apps screen', () => {
     // y copies the selected app's id
     await dash.pick('Blog');
     dash.press('y');
-    await dash.shows('Copied the id of Blog to the clipboard.');
+    await dash.shows(`Copied app_uuid ${blog.app_uuid} to the clipboard.`);
     expect(dash.copy).toHaveBeenCalledWith(blog.app_uuid);
   });
 
@@ -84,17 +87,17 @@ describe('the Apps screen', () => {
     await dash.hides('sorted by');
   });
 
-  it('funds an app through a checkout; the list reloads while the checkout is open and when it closes', async () => {
+  it('funds an app through a checkout; the dialog closes by itself once the payment lands, and the list shows it', async () => {
     const shop = await createApp(t, { name: 'Funded shop' });
     const api = serverApi(t);
-    const balances: number[] = [];
-    const read = api.apps.bind(api);
-    api.apps = async () => {
+    const read = api.billing.bind(api);
+    let looks = 0;
+    api.billing = async () => {
       const page = await read();
-      balances.push(page.items.find((app) => app.app_uuid === shop.app_uuid)?.balance_credits ?? -1);
+      looks++;
       return page;
     };
-    const dash = openDashboard({ api, checkoutPollMs: 20 });
+    const dash = openDashboard({ api });
     await dash.shows(/Funded shop\s+standard\s+0/);
     await dash.pick('Funded shop');
     dash.press('f');
@@ -103,15 +106,33 @@ describe('the Apps screen', () => {
     dash.type('250');
     dash.press(KEY.enter);
     await dash.shows('Checkout for 250 credits to Funded shop');
+    expect(dash.screen()).toContain('This closes by itself when the payment lands.');
     const url = /(http:\/\/\S+\/sandbox\/checkout\/cs_[0-9a-f]+)/.exec(dash.screen())?.[1];
     expect(url).toBeDefined();
-    await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
-    // the dialog is still open, and the list behind it has already seen the payment
-    await vi.waitFor(() => expect(balances.at(-1)).toBe(250), { timeout: 5000 });
+    // Unpaid, the watch finds the session pending: the dialog stays.
+    await dash.beat(3_000);
+    await vi.waitFor(() => expect(looks).toBe(1));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(dash.screen()).toContain('Checkout for 250 credits');
-    dash.press(KEY.esc);
+    await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    await dash.beat(3_000);
+    await dash.hides('Checkout for 250 credits');
+    await dash.shows('✓ Payment received ($2.50): 250 credits for app');
     await dash.shows(/Funded shop\s+standard\s+250/);
     expect((await getApp(t, shop.app_uuid)).balance_credits).toBe(250);
+  });
+
+  it('a cancelled checkout closes its dialog and says so', async () => {
+    await createApp(t, { name: 'Shy shop' });
+    const dash = open();
+    await dash.pick('Shy shop');
+    dash.press('f', KEY.enter);
+    await dash.shows('Checkout for 1,000 credits to Shy shop');
+    const url = /(http:\/\/\S+\/sandbox\/checkout\/cs_[0-9a-f]+)/.exec(dash.screen())?.[1];
+    await fetch(`${url}/cancel`, { method: 'POST', redirect: 'manual' });
+    await dash.beat(3_000);
+    await dash.shows('✖ Checkout cancelled, nothing was charged: 1000 credits for app');
+    expect(dash.screen()).not.toContain('Checkout for 1,000 credits');
   });
 
   it('creates an app from the form; a value the server refuses is shown in the form, which stays open', async () => {
@@ -165,7 +186,7 @@ describe('the Apps screen', () => {
     const dash = open();
     await dash.shows('Doomed');
     await dash.pick('Doomed');
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('Delete the app Doomed?');
     dash.type('Doome');
     dash.press(KEY.enter);
@@ -185,7 +206,7 @@ describe('the Apps screen', () => {
     const dash = open();
     await dash.shows(/Rich\s+standard/);
     await dash.pick('Rich');
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('Its 25 credits, and its test credits, move to Default app,');
     dash.type('Rich');
     dash.press(KEY.enter);
@@ -196,7 +217,7 @@ describe('the Apps screen', () => {
   it('deleting the last app says its credits go back to the operator', async () => {
     const dash = open();
     await dash.shows('Apps (1)');
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('It is your last app: its 100 credits go back to the operator,');
     dash.press(KEY.esc);
     await dash.hides('It is your last app');
@@ -205,7 +226,7 @@ describe('the Apps screen', () => {
   it('Esc leaves a dialog without changing anything', async () => {
     const dash = open();
     await dash.shows('Apps (1)');
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('Delete the app');
     dash.press(KEY.esc);
     await dash.hides('Delete the app');

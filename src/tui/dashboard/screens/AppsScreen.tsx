@@ -17,7 +17,7 @@ const COLUMNS: Column[] = [
 /** Your apps; Enter picks the app the Keys, Users and Usage screens show. */
 export function AppsScreen({ session, width, height }: ScreenProps) {
   const screen = useAppsScreen(session, height - 3);
-  session.registerKeys('apps', screen.handle);
+  session.registerKeys('apps', screen.handle, screen.selected);
   const selected = session.state.app?.app_uuid;
   return (
     <Box flexDirection="column">

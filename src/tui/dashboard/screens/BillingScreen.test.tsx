@@ -40,7 +40,7 @@ describe('the Billing screen', () => {
     await dash.hides('credit pack');
     expect(dash.screen()).toContain('$0.00 paid in the rows shown');
     dash.press('y');
-    await dash.shows('Copied the id');
+    await dash.shows(/Copied id \S+ to the clipboard\./);
     const records = (await t.call('GET', `${API}/developer/billing`)).body.data as { id: string; kind: string }[];
     expect(dash.copy).toHaveBeenCalledWith(records.find((record) => record.kind === 'app_funding')?.id);
   });

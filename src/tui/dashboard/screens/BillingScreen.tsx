@@ -20,7 +20,7 @@ const KINDS: Record<BillingRecord['kind'], string> = { credit_pack: 'credit pack
 /** What the account paid for: packs, app funding and subscription charges. */
 export function BillingScreen({ session, width, height }: ScreenProps) {
   const screen = useBillingScreen(session, height - 3);
-  session.registerKeys('billing', screen.handle);
+  session.registerKeys('billing', screen.handle, screen.selected);
   const paid = screen.list.filter((record) => record.status === 'paid').reduce((sum, record) => sum + record.amount_usd, 0);
   return (
     <Box flexDirection="column">

@@ -96,6 +96,21 @@ describe('the Credits screen', () => {
     await dash.shows('Balance 100');
   });
 
+  it('the checkout dialog closes by itself once the pack is paid, and the balance shows it', async () => {
+    const dash = open();
+    await dash.shows('500 credits');
+    await dash.pick('500 credits');
+    dash.press(KEY.enter, 'y');
+    await dash.shows('Checkout for 500 credits');
+    const url = /(http:\/\/\S+\/sandbox\/checkout\/cs_[0-9a-f]+)/.exec(dash.screen())?.[1];
+    await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    await dash.beat(3_000);
+    await dash.shows('✓ Payment received ($5.00)');
+    await dash.hides('Checkout for 500 credits');
+    await dash.shows('Balance 600 credits');
+    expect(await balance()).toBe(600);
+  });
+
   it('says so when no browser can be opened, and keeps the address on screen', async () => {
     const dash = open(() => Promise.reject(new Error('xdg-open: spawn xdg-open ENOENT')));
     await dash.shows('500 credits');

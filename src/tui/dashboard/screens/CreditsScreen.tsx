@@ -20,7 +20,7 @@ const cells = (row: CreditsRow): string[] =>
 
 export function CreditsScreen({ session, width, height }: ScreenProps) {
   const screen = useCreditsScreen(session, height - 6);
-  session.registerKeys('credits', screen.handle);
+  session.registerKeys('credits', screen.handle, screen.selected);
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">

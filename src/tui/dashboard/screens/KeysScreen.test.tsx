@@ -56,7 +56,7 @@ describe('the Keys screen', () => {
     expect(dash.screen()).not.toContain(secret);
     // on the list, y copies the selected key's id
     dash.press('y');
-    await dash.shows('Copied the id of the key deploy');
+    await dash.shows(/Copied key_id \S+ to the clipboard\./);
     expect(dash.copy).toHaveBeenLastCalledWith((await keysOf(app.app_uuid))[0]?.key_id);
     expect(await keysOf(app.app_uuid)).toMatchObject([{ name: 'deploy', is_test: true, role: 'inference' }]);
   });
@@ -93,13 +93,13 @@ describe('the Keys screen', () => {
     const own = (await keysOf(t.appUuid)).findIndex((k) => k.role === 'admin');
     const other = own === 0 ? 1 : 0;
     for (let i = 0; i < other; i++) dash.press(KEY.down);
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('Delete the key');
     expect(dash.screen()).not.toContain('this dashboard signs in with');
     dash.press('n');
     await dash.hides('Delete the key');
     dash.press(other < own ? KEY.down : KEY.up);
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('This is the key this dashboard signs in with');
     dash.press('n');
   });
@@ -109,12 +109,12 @@ describe('the Keys screen', () => {
     await createKey(t, app.app_uuid, { name: 'old' });
     dash.press('r');
     await dash.shows('old');
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('Delete the key old');
     dash.press('n');
     await dash.hides('Delete the key old');
     expect(await keysOf(app.app_uuid)).toHaveLength(1);
-    dash.press('d');
+    dash.press(KEY.ctrlD);
     await dash.shows('Delete the key old');
     dash.press('y');
     await dash.shows('Deleted the key old.');

@@ -17,7 +17,7 @@ const COLUMNS: Column[] = [
 
 export function KeysScreen({ session, width, height }: ScreenProps) {
   const screen = useKeysScreen(session, height - 3);
-  session.registerKeys('keys', screen.handle);
+  session.registerKeys('keys', screen.handle, () => screen.list[screen.cursor.current()]);
   if (!screen.app) return <NoApp session={session} />;
   return (
     <Box flexDirection="column">

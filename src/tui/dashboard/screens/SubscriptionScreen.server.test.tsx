@@ -35,9 +35,10 @@ describe('the Subscription screen, on the real server', () => {
     await dash.shows('Checkout for Starter · monthly');
     const url = /(http:\/\/\S+\/sandbox\/checkout\/cs_[0-9a-f]+)/.exec(dash.screen())?.[1];
     expect(url).toBeDefined();
-    // The buyer pays on the checkout page; closing the checkout reloads the status.
+    // The buyer pays on the checkout page; the dialog sees it, closes, and the status reloads.
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
-    dash.press(KEY.esc);
+    await dash.beat(3_000);
+    await dash.shows('✓ Payment received ($9.00)');
     await dash.shows(/Starter · monthly · active · 2026-03-01 → 2026-04-01/);
 
     dash.press(KEY.right, KEY.right, KEY.enter);
@@ -49,7 +50,7 @@ describe('the Subscription screen, on the real server', () => {
     dash.press(KEY.left, KEY.left, KEY.enter);
     await dash.shows('Downgrade to Starter · monthly ($9.00/month) on 2026-04-01?');
     dash.press('y');
-    await dash.shows('Scheduled: Starter · monthly from 2026-04-01. d withdraws it.');
+    await dash.shows('Scheduled: Starter · monthly from 2026-04-01. u withdraws it.');
     expect((await status()).scheduled_downgrade).toMatchObject({ tier: 'starter' });
 
     dash.press('c', 'y');

@@ -93,16 +93,16 @@ describe('the Subscription screen', () => {
     expect(calls).toEqual(['upgrade pro month']);
   });
 
-  it('schedules a downgrade for the period end, and d withdraws it', async () => {
+  it('schedules a downgrade for the period end, and u withdraws it', async () => {
     const { api, calls } = subscriptionPort(active('pro', 'year'));
     const dash = open(api);
     await dash.shows('Pro · yearly · active');
     dash.press(KEY.enter);
     await dash.shows('Downgrade to Starter · monthly ($9.00/month) on 2026-04-01?');
     dash.press('y');
-    await dash.shows('Scheduled: Starter · monthly from 2026-04-01. d withdraws it.');
+    await dash.shows('Scheduled: Starter · monthly from 2026-04-01. u withdraws it.');
     expect(dash.screen()).toMatch(/scheduled/);
-    dash.press('d');
+    dash.press('u');
     await dash.shows('Withdraw the downgrade to Starter · monthly?');
     dash.press('y');
     await dash.shows('The scheduled downgrade is withdrawn.');

@@ -33,7 +33,7 @@ function StatusLines({ status }: { status: Subscription }) {
       ) : null}
       {downgrade ? (
         <Text color="yellow" wrap="truncate-end">
-          Scheduled: {planName(downgrade)} from {day(downgrade.effective_at)}. d withdraws it.
+          Scheduled: {planName(downgrade)} from {day(downgrade.effective_at)}. u withdraws it.
         </Text>
       ) : null}
     </Box>
@@ -73,7 +73,7 @@ function PlanCard({ plan, status, selected, width, features }: { plan: Plan; sta
 
 export function SubscriptionScreen({ session, width, height }: ScreenProps) {
   const screen = useSubscriptionScreen(session);
-  session.registerKeys('subscription', screen.handle);
+  session.registerKeys('subscription', screen.handle, screen.selected);
   const fit = Math.max(1, Math.floor(width / CARD_MIN_WIDTH));
   const shown = Math.min(screen.plans.length, fit);
   const offset = scrollOffset(screen.cursor.index, screen.plans.length, shown);

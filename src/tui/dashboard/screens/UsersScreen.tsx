@@ -15,7 +15,7 @@ const COLUMNS: Column[] = [
 
 export function UsersScreen({ session, width, height }: ScreenProps) {
   const screen = useUsersScreen(session, height - 3);
-  session.registerKeys('users', screen.handle);
+  session.registerKeys('users', screen.handle, () => screen.list[screen.cursor.current()]);
   if (!screen.app) return <NoApp session={session} />;
   const page = screen.resource.status === 'ready' ? screen.resource.data : null;
   return (

@@ -88,8 +88,9 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
       return {
         kind: 'link',
         title: `Checkout for ${credits(amount)} credits to ${app.name}`,
-        lines: ['Pay there; the credits reach the app once the payment is confirmed.', 'The apps reload when this closes.'],
+        lines: ['Pay there; the credits reach the app once the payment is confirmed.', 'This closes by itself when the payment lands.'],
         url: checkout.url,
+        checkoutId: checkout.id,
         refresh: () => void apps.reload(),
       };
     },
@@ -107,9 +108,9 @@ export function useAppsScreen(session: DashboardSession, visibleRows: number) {
     }
     if (action === 'edit') return session.openModal(form(current));
     if (action === 'fund') return session.openModal(fund(current));
-    if (action === 'copy') return session.copy(current.app_uuid, `the id of ${current.name}`);
+    if (action === 'copy') return session.copy({ field: 'app_uuid', value: current.app_uuid });
     if (action === 'delete') return session.openModal(remove(current));
   };
 
-  return { resource: apps.resource, list, cursor, handle };
+  return { resource: apps.resource, list, cursor, handle, selected: () => list[cursor.current()] };
 }

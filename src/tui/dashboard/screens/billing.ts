@@ -15,8 +15,8 @@ export function useBillingScreen(session: DashboardSession, visibleRows: number)
     if (cursor.move(action)) return;
     if (action === 'refresh') return void reload();
     const current = list[cursor.current()];
-    if (action === 'copy' && current) session.copy(current.id, `the id ${current.id}`);
+    if (action === 'copy' && current) session.copy({ field: 'id', value: current.id });
   };
 
-  return { resource, list, cursor, handle };
+  return { resource, list, cursor, handle, selected: () => list[cursor.current()] };
 }

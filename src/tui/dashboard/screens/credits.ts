@@ -66,8 +66,9 @@ export function useCreditsScreen(session: DashboardSession, visibleRows: number)
         return {
           kind: 'link',
           title: `Checkout for ${credits(pack.credits)} credits`,
-          lines: ['Pay there; the credits arrive once the payment is confirmed.', 'The balance reloads when this closes.'],
+          lines: ['Pay there; the credits arrive once the payment is confirmed.', 'This closes by itself when the payment lands.'],
           url: checkout.url,
+          checkoutId: checkout.id,
           refresh: () => void reload(),
         };
       },
@@ -98,5 +99,11 @@ export function useCreditsScreen(session: DashboardSession, visibleRows: number)
     else session.openModal(buy(row.pack));
   };
 
-  return { resource, rows, cursor, nextClaim, handle };
+  /** `d`: the task or pack under the cursor, as the API gave it. */
+  const selected = () => {
+    const row = rows[cursor.current()];
+    return row?.kind === 'task' ? row.task : row?.pack;
+  };
+
+  return { resource, rows, cursor, nextClaim, handle, selected };
 }

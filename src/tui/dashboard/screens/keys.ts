@@ -72,7 +72,7 @@ export function useKeysScreen(session: DashboardSession, visibleRows: number) {
     if (action === 'refresh') return void reload();
     if (action === 'create') return session.openModal(create(app));
     if (action === 'delete' && current) return session.openModal(remove(app, current));
-    if (action === 'copy' && current) return session.copy(current.key_id, `the id of the key ${current.name}`);
+    if (action === 'copy' && current) return session.copy({ field: 'key_id', value: current.key_id });
   };
 
   return { app, resource, list, cursor, handle };

@@ -34,7 +34,14 @@ export function useSubscriptionScreen(session: DashboardSession) {
     });
 
   // Closing a checkout or the portal reloads the status: what was paid or changed there shows at once.
-  const link = (title: string, url: string, lines: string[]): LinkModal => ({ kind: 'link', title, url, lines, refresh: () => void reload() });
+  const link = (title: string, url: string, lines: string[], checkoutId?: string): LinkModal => ({
+    kind: 'link',
+    title,
+    url,
+    lines,
+    refresh: () => void reload(),
+    ...(checkoutId ? { checkoutId } : {}),
+  });
 
   const choose = (status: Subscription, plan: Plan): Modal | null => {
     const name = planName(plan);
@@ -48,8 +55,10 @@ export function useSubscriptionScreen(session: DashboardSession) {
           title: `Subscribe to ${name} (${price})?`,
           lines: ['This opens a checkout session; you pay in the browser.'],
           confirmLabel: 'go to checkout',
-          run: async () =>
-            link(`Checkout for ${name}`, (await api.checkout(plan)).url, ['The subscription starts once the payment is confirmed.', 'The status reloads when this closes.']),
+          run: async () => {
+            const checkout = await api.checkout(plan);
+            return link(`Checkout for ${name}`, checkout.url, ['The subscription starts once the payment is confirmed.', 'This closes by itself when the payment lands.'], checkout.id);
+          },
         });
       case 'upgrade':
         return change(
@@ -62,7 +71,7 @@ export function useSubscriptionScreen(session: DashboardSession) {
       case 'downgrade':
         return change(
           `Downgrade to ${name} (${price}) on ${periodEnd(status)}?`,
-          ['You keep the current plan until the end of this period; d withdraws the downgrade before then.'],
+          ['You keep the current plan until the end of this period; u withdraws the downgrade before then.'],
           'schedule it',
           () => api.scheduleDowngrade({ tier: plan.tier, interval: plan.interval }),
           `${name} from ${periodEnd(status)}.`,
@@ -118,5 +127,5 @@ export function useSubscriptionScreen(session: DashboardSession) {
     if (modal) session.openModal(modal);
   };
 
-  return { resource, plans, cursor, handle };
+  return { resource, plans, cursor, handle, selected: () => plans[cursor.current()] };
 }

@@ -67,7 +67,7 @@ export function useUsersScreen(session: DashboardSession, visibleRows: number) {
     if (!current) return;
     if (action === 'topUp' || action === 'select') return session.openModal(topUp(app, current));
     if (action === 'limit') return session.openModal(limit(app, current));
-    if (action === 'copy') return session.copy(current.address, `the address ${current.address}`);
+    if (action === 'copy') return session.copy({ field: 'address', value: current.address });
   };
 
   return { app, resource, list, cursor, handle };

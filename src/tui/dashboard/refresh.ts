@@ -1,0 +1,26 @@
+/**
+ * The auto-refresh of the current screen: how often, or paused. `-` and `+` step through the
+ * intervals, Space pauses and resumes, `r` reloads at once.
+ */
+export const REFRESH_STEPS_MS = [2_000, 5_000, 10_000, 30_000, 60_000] as const;
+
+export const DEFAULT_REFRESH_MS = 5_000;
+
+export interface RefreshState {
+  everyMs: number;
+  paused: boolean;
+}
+
+/** The next interval up (`by` 1: less often) or down (-1: more often), within the steps. */
+export function stepRefresh(state: RefreshState, by: 1 | -1): RefreshState {
+  const index = REFRESH_STEPS_MS.findIndex((ms) => ms >= state.everyMs);
+  const at = index === -1 ? REFRESH_STEPS_MS.length - 1 : index;
+  const next = REFRESH_STEPS_MS[Math.max(0, Math.min(REFRESH_STEPS_MS.length - 1, at + by))] ?? state.everyMs;
+  return { everyMs: next, paused: false };
+}
+
+/** "5s", "1m". */
+export const interval = (ms: number): string => (ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 100) / 10}s`);
+
+/** What the header says: "↻ 5s" or "↻ paused". */
+export const describeRefresh = (state: RefreshState): string => `↻ ${state.paused ? 'paused' : interval(state.everyMs)}`;
