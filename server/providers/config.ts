@@ -62,6 +62,10 @@ const ProviderConfig = z.strictObject({
   supports_responses: z.boolean().optional(),
   /** Retries of a failed request (connection, 429, 5xx) on the same provider before moving on (default 2). */
   retries: z.number().int().min(0).max(5).optional(),
+  /** How long the upstream may take, in milliseconds: to connect, to answer (its headers), and between two pieces of a stream (defaults 10 s, 60 s, 60 s). */
+  timeouts: z
+    .strictObject({ connect_ms: z.number().int().positive().optional(), first_byte_ms: z.number().int().positive().optional(), idle_ms: z.number().int().positive().optional() })
+    .optional(),
   models: z.array(ModelConfig).min(1),
 });
 

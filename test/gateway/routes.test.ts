@@ -6,22 +6,26 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * Routes and `models` fallbacks end to end: three fake OpenAI upstreams behind a providers file
- * (`alpha` cheap with a small window, `beta` dear with a large one, `gamma` for the breaker),
+ * (`alpha` cheap with a small window, `beta` dear with a large one, `gamma` for the breaker,
+ * `slow` with a short first-byte timeout),
  * requests through svc, and what each upstream received.
  */
 let alpha: FakeOpenAI;
 let beta: FakeOpenAI;
 let gamma: FakeOpenAI;
+let slow: FakeOpenAI;
 let t: TestServer;
 
 const PRICES = { alpha: { input: 1, output: 2 }, beta: { input: 5, output: 10 } };
 
 beforeEach(async () => {
-  [alpha, beta, gamma] = await Promise.all([startFakeOpenAI(), startFakeOpenAI(), startFakeOpenAI()]);
+  [alpha, beta, gamma, slow] = await Promise.all([startFakeOpenAI(), startFakeOpenAI(), startFakeOpenAI(), startFakeOpenAI()]);
   const file = writeProvidersFile({
     providers: [
       { id: 'alpha', type: 'openai', base_url: alpha.url, api_key_env: 'ALPHA_KEY', models: [{ id: 'gpt-a', input_price: PRICES.alpha.input, output_price: PRICES.alpha.output, context_length: 8_000 }] },
       { id: 'beta', type: 'openai', base_url: beta.url, api_key_env: 'BETA_KEY', models: [{ id: 'gpt-b', input_price: PRICES.beta.input, output_price: PRICES.beta.output, context_length: 128_000 }] },
+      // Slow: no answer within 300 ms is a timeout.
+      { id: 'slow', type: 'openai', base_url: slow.url, api_key_env: 'SLOW_KEY', timeouts: { first_byte_ms: 300 }, models: [{ id: 'gpt-s', input_price: 1, output_price: 2 }] },
       // One try per request: each failure counts once towards the breaker.
       { id: 'gamma', type: 'openai', base_url: gamma.url, api_key_env: 'GAMMA_KEY', retries: 0, models: [{ id: 'gpt-g', input_price: 1, output_price: 2 }] },
     ],
@@ -29,14 +33,15 @@ beforeEach(async () => {
       smart: { strategy: 'fallback', targets: [{ model: 'alpha/gpt-a' }, { model: 'beta/gpt-b' }] },
       cheap: { strategy: 'weighted', targets: [{ model: 'alpha/gpt-a', weight: 3 }, { model: 'beta/gpt-b', weight: 1 }] },
       guarded: { strategy: 'fallback', targets: [{ model: 'gamma/gpt-g' }, { model: 'beta/gpt-b' }] },
+      patient: { strategy: 'fallback', targets: [{ model: 'slow/gpt-s' }, { model: 'beta/gpt-b' }] },
     },
   });
-  t = await startTestServer({ providersFile: file, env: { ALPHA_KEY: alpha.apiKey, BETA_KEY: beta.apiKey, GAMMA_KEY: gamma.apiKey } });
+  t = await startTestServer({ providersFile: file, env: { ALPHA_KEY: alpha.apiKey, BETA_KEY: beta.apiKey, GAMMA_KEY: gamma.apiKey, SLOW_KEY: slow.apiKey } });
 });
 
 afterEach(async () => {
   await t?.close();
-  await Promise.all([alpha, beta, gamma].map((fake) => fake?.close()));
+  await Promise.all([alpha, beta, gamma, slow].map((fake) => fake?.close()));
 });
 
 const chat = (model: string, extra: Record<string, unknown> = {}) =>
@@ -94,6 +99,15 @@ describe('a fallback route', () => {
     expect(text).not.toContain('"error"');
     expect(text).toContain('"model":"beta/gpt-b"');
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('a slow target that does not answer in time is not sent the request again (it may be doing the work): the next target is', async () => {
+    slow.script({ kind: 'hang' });
+    const answer = await chat('route/patient');
+    expectStatus(answer, 200);
+    expect(answer.body.model).toBe('beta/gpt-b');
+    expect(answer.headers.get('x-svc-attempts')).toMatch(/^slow\/gpt-s=timeout;\d+ms, beta\/gpt-b=ok$/);
+    expect(chatRequests(slow)).toBe(1);
   });
 
   it('a caller’s own error is passed on at once: not retried, not sent to the next target', async () => {
@@ -241,7 +255,7 @@ describe('GET /models', () => {
   it('lists routes with their targets, priced as their dearest target', async () => {
     const routes = await t.call('GET', `${API}/models?provider=route`);
     expectStatus(routes, 200);
-    expect(routes.body.data.map((m: { id: string }) => m.id)).toEqual(['route/cheap', 'route/guarded', 'route/smart']);
+    expect(routes.body.data.map((m: { id: string }) => m.id)).toEqual(['route/cheap', 'route/guarded', 'route/patient', 'route/smart']);
     const smart = routes.body.data.find((m: { id: string }) => m.id === 'route/smart');
     expect(smart).toMatchObject({
       owned_by: 'route',
