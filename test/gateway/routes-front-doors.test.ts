@@ -104,6 +104,20 @@ describe('the Messages API', () => {
     expect(text).not.toContain('event: error');
   });
 
+  it('a relayed stream cut after its first event ends with event: error, is not sent to the next target, and pays for what was produced', async () => {
+    claude.script({ kind: 'stream_error', errorType: 'overloaded_error', afterDeltas: 2 });
+    const response = await fetch(`${t.url}${API}/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': t.liveKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'route/claudes', max_tokens: 40, stream: true, messages: [{ role: 'user', content: 'say a b c d e f g h' }] }),
+    });
+    const text = await response.text();
+    expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^event: error\n/);
+    expect(claude.requests).toHaveLength(1);
+    expect(rows).toEqual([expect.objectContaining({ model: 'claude-haiku-4-5', status: 'error' })]);
+    expect(rows[0]!.outputTokens).toBeGreaterThan(0);
+  });
+
   it('serves a route that mixes protocols translated: the OpenAI target answers in Anthropic’s shape', async () => {
     claude.script(overloaded, overloaded, overloaded);
     const answer = await messages('route/mixed');

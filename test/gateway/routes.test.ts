@@ -148,6 +148,17 @@ describe('a fallback route', () => {
     expect(chatRequests(beta)).toBe(0);
   });
 
+  it('holds for the dearest target the route may use: a balance that covers the first target alone is refused', async () => {
+    const { micro } = await balance();
+    // An output budget whose hold is 0.4 of the balance at alpha's output price, 2 times it at beta's.
+    const maxTokens = Math.floor(micro / (100 * 5));
+    expectStatus(await chat('alpha/gpt-a', { max_tokens: maxTokens }), 200);
+    const refused = await chat('route/smart', { max_tokens: maxTokens });
+    expectApiError(refused, 402, { type: 'insufficient_credits' });
+    expect(chatRequests(beta)).toBe(0);
+    expect(chatRequests(alpha)).toBe(1);
+  });
+
   it('when every target fails, the last failure is answered, with every attempt named, and nothing is charged', async () => {
     alpha.script(...times(3, down));
     beta.script(...times(3, overloaded));
