@@ -71,14 +71,14 @@ describe('the breaker', () => {
     const observer: InferenceObserver = { ...nobodyWatching, breakerChanged: (target, state) => changes.push(`${target} ${state}`) };
     const breakers = createBreakers({ store: createMemoryBreakers(), clock, observer });
     for (let i = 0; i < 5; i++) await breakers.failed('p/m');
-    expect(await breakers.admit('p/m')).toBe(false);
+    expect(await breakers.admit('p/m')).toBeNull();
     clock.advance(DEFAULT_BREAKER.cooldownMs);
     expect(await breakers.stateOf('p/m')).toBe('half_open');
-    expect(await breakers.admit('p/m')).toBe(true);
+    expect(await breakers.admit('p/m')).toBe('probe');
     // The probe is out: nobody else is let through meanwhile.
-    expect(await breakers.admit('p/m')).toBe(false);
+    expect(await breakers.admit('p/m')).toBeNull();
     await breakers.succeeded('p/m');
-    expect(await breakers.admit('p/m')).toBe(true);
+    expect(await breakers.admit('p/m')).toBe('closed');
     expect(changes).toEqual(['p/m open', 'p/m half_open', 'p/m closed']);
   });
 });

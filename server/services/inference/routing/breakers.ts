@@ -40,11 +40,14 @@ export function createBreakers(deps: { store: BreakerStore; clock: Clock; observ
 
   return {
     policy,
-    /** Whether a request may go to `target` now; a due probe is claimed by whoever asks first. */
-    async admit(target: string): Promise<boolean> {
+    /**
+     * Whether a request may go to `target` now: `closed` (go), `probe` (go, as the probe that a
+     * due breaker lets through, claimed by whoever asks first), or null (skip it unsent).
+     */
+    async admit(target: string): Promise<'closed' | 'probe' | null> {
       const record = await deps.store.read(target);
-      if (!record || record.state === 'closed') return true;
-      if (now() - record.sinceMs < policy.cooldownMs) return false;
+      if (!record || record.state === 'closed') return 'closed';
+      if (now() - record.sinceMs < policy.cooldownMs) return null;
       // Due for a probe (or a probe that never reported back, past another cooldown): claim it.
       let claimed = false;
       let before: BreakerRecord['state'] | undefined;
@@ -55,11 +58,14 @@ export function createBreakers(deps: { store: BreakerStore; clock: Clock; observ
         claimed = true;
         return { ...current, state: 'half_open', sinceMs: now() };
       });
-      if (claimed) changed(target, before, after);
-      return claimed || after?.state === 'closed';
+      if (claimed) {
+        changed(target, before, after);
+        return 'probe';
+      }
+      return after?.state === 'closed' ? 'closed' : null;
     },
 
-    /** A target answered: a half-open (or open) breaker closes; a closed one is left as it is (no write). */
+    /** A probe answered: its breaker closes (one already closed is left as it is, with no write). */
     async succeeded(target: string): Promise<void> {
       const record = await deps.store.read(target);
       if (!record || record.state === 'closed') return;

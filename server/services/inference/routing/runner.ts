@@ -92,7 +92,8 @@ export function createRouting(options: RoutingOptions) {
       for (const target of plan.targets) {
         const id = target.entry.id;
         if (windowAbove !== null && target.entry.contextLength !== null && target.entry.contextLength <= windowAbove) continue;
-        if (!(await breakers.admit(id))) {
+        let admission = await breakers.admit(id);
+        if (!admission) {
           failed.push({ model: id, errorClass: 'circuit_open', latencyMs: 0 });
           continue;
         }
@@ -103,7 +104,8 @@ export function createRouting(options: RoutingOptions) {
           try {
             const value = await attempt(target);
             observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: 'ok', latencyMs: now() - attemptStart, retry: repeat > 0, fallback });
-            await breakers.succeeded(id);
+            // A closed breaker stays as it is: nothing to write (nor, on PostgreSQL, to read again).
+            if (admission === 'probe') await breakers.succeeded(id);
             return { value, target, failed };
           } catch (error) {
             if (signal.aborted) throw error;
@@ -113,16 +115,18 @@ export function createRouting(options: RoutingOptions) {
             failed.push({ model: id, errorClass: verdict.failure, latencyMs });
             lastError = error;
             if (verdict.countsAgainstTarget) await breakers.failed(id);
+            // A probe refused for the request's own sake (a caller's error, a window too small) found the target alive.
+            else if (admission === 'probe') await breakers.succeeded(id);
             if (!verdict.moveOn) throw withHeaders(error, servedHeaders(plan, failed, null));
             if (verdict.failure === 'context_length') {
-              if (target.entry.contextLength === null) break;
-              windowAbove = Math.max(windowAbove ?? 0, target.entry.contextLength);
+              if (target.entry.contextLength !== null) windowAbove = Math.max(windowAbove ?? 0, target.entry.contextLength);
               break;
             }
             if (!verdict.repeat || repeat >= (target.retries ?? retry.retries)) break;
             const delay = waitBefore(repeat, verdict.retryAfterMs, retry, waited, random);
             if (delay === null) break;
-            if (!(await breakers.admit(id))) break;
+            admission = await breakers.admit(id);
+            if (!admission) break;
             await sleep(delay, signal);
             waited += delay;
           }
