@@ -50,6 +50,9 @@ describe('breakers shared by two instances', () => {
     expect(skipped.body.model).toBe('live/m');
     expect(skipped.headers.get('x-svc-attempts')).toBe('dead/m=circuit_open;0ms, live/m=ok');
     expect(sent(dead)).toBe(5);
+    // And its Providers view (its metrics) shows the breaker open, as read from the shared state.
+    const status = await b.call('GET', `${API}/providers/status`);
+    expect(status.body.data.find((row: { target: string }) => row.target === 'dead/m')).toMatchObject({ breaker: 'open' });
 
     // Past the cooldown, both instances ask at once: one probe between them. It fails, and the
     // breaker is open again for both (a probe that succeeded would let the others through at once).

@@ -7,7 +7,7 @@ import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
-import { createRouting, type Routing } from './routing/runner.js';
+import { routingOf, type Routing } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
 
 /** Chunks as chat-completion events: our model id, usage only when asked, then [DONE]. */
@@ -34,7 +34,7 @@ function upstreamBody(body: ChatBody): ChatBody {
 }
 
 export function createChatService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
-  const routing = deps.routing ?? createRouting(deps);
+  const routing = deps.routing ?? routingOf(deps);
   return {
     /** `operation` names the front door in the usage row (chat.completions, messages.create). */
     async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal, operation = 'chat.completions') {

@@ -7,7 +7,7 @@ import { invalidRequest } from '../../errors.js';
 import type { Caller } from './caller.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
-import { createRouting, type Routing } from './routing/runner.js';
+import { routingOf, type Routing } from './routing/runner.js';
 import { serveMetered } from './routing/served.js';
 
 type Body = z.output<typeof EmbeddingsBody>;
@@ -33,7 +33,7 @@ function embeddingsOf({ entry, adapter }: ResolvedModel): NonNullable<ProviderAd
 }
 
 export function createEmbeddingsService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
-  const routing = deps.routing ?? createRouting(deps);
+  const routing = deps.routing ?? routingOf(deps);
   return {
     async create(caller: Caller, body: Body, requestId: string, signal: AbortSignal) {
       const plan = routing.plan(deps.registry.requested([body.model], 'embeddings'));

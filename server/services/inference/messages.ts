@@ -11,7 +11,7 @@ import type { createChatService } from './chat.js';
 import { countRelayed, relayMessage } from './messages-relay.js';
 import { TranslatableCountTokensBody, TranslatableMessagesBody } from './messages-translatable.js';
 import type { MeterOptions } from './meter.js';
-import { createRouting, type Routing, type TargetPlan } from './routing/runner.js';
+import { routingOf, type Routing, type TargetPlan } from './routing/runner.js';
 import {
   createMessageStreamTranslator,
   errorEvent,
@@ -75,7 +75,7 @@ export interface MessagesRequestInfo {
  * read again with what the chat format can carry and served by the chat service.
  */
 export function createMessagesService(deps: MeterOptions & { registry: ProviderRegistry; chat: ChatService; routing?: Routing }) {
-  const routing = deps.routing ?? createRouting(deps);
+  const routing = deps.routing ?? routingOf(deps);
 
   /**
    * The targets behind a request's model (one, or a route's), the first of them to count tokens

@@ -14,7 +14,7 @@ import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
 import { openMeter, type Meter, type MeterOptions } from './meter.js';
 import { pageOfInputItems } from './responses-items.js';
-import { createRouting, type Routing, type TargetPlan } from './routing/runner.js';
+import { routingOf, type Routing, type TargetPlan } from './routing/runner.js';
 import { firstEventOf, serveMetered, type AnswerHeader } from './routing/served.js';
 import {
   chunksToEvents,
@@ -120,7 +120,7 @@ export const interrupted = (code: string, message: string) => (body: Json) => ({
 
 export function createResponsesService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
   const { store, clock } = deps;
-  const routing = deps.routing ?? createRouting(deps);
+  const routing = deps.routing ?? routingOf(deps);
   const background = new Map<string, BackgroundRun>();
   // Whose responses the caller reaches: its own, in its mode (a test key never sees a live response, nor the reverse).
   const owner = (caller: Caller): ResponseOwner => ({ appUuid: caller.appUuid, address: caller.address, livemode: !caller.isTest });

@@ -34,8 +34,17 @@ export function afterFailure(current: BreakerRecord | null, now: number, policy:
 export function createBreakers(deps: { store: BreakerStore; clock: Clock; observer: InferenceObserver; policy?: BreakerPolicy }) {
   const policy = deps.policy ?? DEFAULT_BREAKER;
   const now = () => deps.clock.now().getTime();
-  const changed = (target: string, before: BreakerRecord['state'] | undefined, after: BreakerRecord | null) => {
-    if (after && after.state !== (before ?? 'closed')) deps.observer.breakerChanged(target, after.state);
+  /**
+   * The state each target was last seen in by this instance, told to the observer when it changes:
+   * on PostgreSQL another instance may have opened or closed a breaker, and this one's metrics
+   * follow when it reads it.
+   */
+  const known = new Map<string, BreakerRecord['state']>();
+  const seen = (target: string, record: BreakerRecord | null) => {
+    const state = record?.state ?? 'closed';
+    if ((known.get(target) ?? 'closed') === state) return;
+    known.set(target, state);
+    deps.observer.breakerChanged(target, state);
   };
 
   return {
@@ -46,46 +55,36 @@ export function createBreakers(deps: { store: BreakerStore; clock: Clock; observ
      */
     async admit(target: string): Promise<'closed' | 'probe' | null> {
       const record = await deps.store.read(target);
+      seen(target, record);
       if (!record || record.state === 'closed') return 'closed';
       if (now() - record.sinceMs < policy.cooldownMs) return null;
       // Due for a probe (or a probe that never reported back, past another cooldown): claim it.
       let claimed = false;
-      let before: BreakerRecord['state'] | undefined;
       const after = await deps.store.update(target, (current) => {
-        before = current?.state;
         if (!current || current.state === 'closed') return null;
         if (now() - current.sinceMs < policy.cooldownMs) return null;
         claimed = true;
         return { ...current, state: 'half_open', sinceMs: now() };
       });
-      if (claimed) {
-        changed(target, before, after);
-        return 'probe';
-      }
+      seen(target, after);
+      if (claimed) return 'probe';
       return after?.state === 'closed' ? 'closed' : null;
     },
 
     /** A probe answered: its breaker closes (one already closed is left as it is, with no write). */
     async succeeded(target: string): Promise<void> {
       const record = await deps.store.read(target);
-      if (!record || record.state === 'closed') return;
-      let before: BreakerRecord['state'] | undefined;
+      if (!record || record.state === 'closed') return seen(target, record);
       const after = await deps.store.update(target, (current) => {
-        before = current?.state;
         if (!current || current.state === 'closed') return null;
         return { state: 'closed', failures: 0, windowStartMs: now(), sinceMs: now() };
       });
-      changed(target, before, after);
+      seen(target, after);
     },
 
     /** A target failed in a way that is its own (never the caller's). */
     async failed(target: string): Promise<void> {
-      let before: BreakerRecord['state'] | undefined;
-      const after = await deps.store.update(target, (current) => {
-        before = current?.state;
-        return afterFailure(current, now(), policy);
-      });
-      changed(target, before, after);
+      seen(target, await deps.store.update(target, (current) => afterFailure(current, now(), policy)));
     },
 
     /** A target's state as of now (an open breaker past its cooldown reads half_open: the next request probes). */

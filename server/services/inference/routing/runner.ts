@@ -139,6 +139,20 @@ export function createRouting(options: RoutingOptions) {
 
 export type Routing = ReturnType<typeof createRouting>;
 
+const byStore = new WeakMap<BreakerStore, Routing>();
+
+/**
+ * The routing of a server, one for all its front doors (found by its store): one weighted
+ * rotation per route, and one view of the breakers told to the observer.
+ */
+export function routingOf(options: RoutingOptions): Routing {
+  const existing = byStore.get(options.store.breakers);
+  if (existing) return existing;
+  const routing = createRouting(options);
+  byStore.set(options.store.breakers, routing);
+  return routing;
+}
+
 /** Every target was skipped (breakers open): a 503 that says which, and to come back after a cooldown. */
 function allSkipped(plan: TargetPlan, failed: FailedAttempt[], cooldownMs: number): ApiError {
   const names = failed.map((a) => a.model).join(', ') || plan.targets.map((t) => t.entry.id).join(', ');
