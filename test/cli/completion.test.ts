@@ -42,7 +42,8 @@ async function bash(...words: string[]): Promise<string[]> {
 
 describe('bash', () => {
   it('completes commands, api groups and operations (never the hidden __complete)', async () => {
-    expect(await bash('svc', '')).toEqual(['admin', 'api', 'auth', 'chat', 'completion', 'dashboard', 'docs', 'new', 'serve']);
+    expect(await bash('svc', '')).toEqual(['admin', 'api', 'auth', 'chat', 'completion', 'dashboard', 'docs', 'new', 'serve', 'server']);
+    expect(await bash('svc', 'server', '')).toEqual(['logs', 'status', 'stop']);
     expect(await bash('svc', 'api', 'dev')).toEqual(['developer']);
     expect(await bash('svc', 'api', 'developer', 'apps', '')).toContain('api-keys');
     expect(await bash('svc', 'api', 'developer', 'apps', 'api-keys', 'cr')).toEqual(['create']);
