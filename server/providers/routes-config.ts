@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** How a route picks among its targets. */
-export type RouteStrategy = 'fallback' | 'weighted';
+export type RouteStrategy = 'fallback' | 'weighted' | 'latency';
 
 /** A route of the providers file, its targets resolved to model ids (a route naming a route is flattened). */
 export interface RouteDefinition {
@@ -25,11 +25,11 @@ const Target = z.strictObject({
 
 export const RouteConfig = z
   .strictObject({
-    strategy: z.enum(['fallback', 'weighted']),
+    strategy: z.enum(['fallback', 'weighted', 'latency']),
     targets: z.array(Target).min(1),
   })
   .refine((route) => route.strategy === 'weighted' || route.targets.every((t) => t.weight === undefined), {
-    message: 'weight is for a weighted route; a fallback route tries its targets in order',
+    message: 'weight is for a weighted route (fallback tries its targets in order, latency the quickest first)',
     path: ['strategy'],
   });
 export type RouteConfig = z.infer<typeof RouteConfig>;

@@ -34,6 +34,7 @@ beforeEach(async () => {
       cheap: { strategy: 'weighted', targets: [{ model: 'alpha/gpt-a', weight: 3 }, { model: 'beta/gpt-b', weight: 1 }] },
       guarded: { strategy: 'fallback', targets: [{ model: 'gamma/gpt-g' }, { model: 'beta/gpt-b' }] },
       patient: { strategy: 'fallback', targets: [{ model: 'slow/gpt-s' }, { model: 'beta/gpt-b' }] },
+      quickest: { strategy: 'latency', targets: [{ model: 'slow/gpt-s' }, { model: 'beta/gpt-b' }] },
     },
   });
   t = await startTestServer({ providersFile: file, env: { ALPHA_KEY: alpha.apiKey, BETA_KEY: beta.apiKey, GAMMA_KEY: gamma.apiKey, SLOW_KEY: slow.apiKey } });
@@ -187,6 +188,22 @@ describe('a weighted route', () => {
   });
 });
 
+describe('a latency route', () => {
+  it('measures each target, then sends most requests to the quickest', async () => {
+    // slow answers 150 ms late, every time it is asked.
+    slow.script(...times(40, { kind: 'delay', ms: 150 }));
+    expect((await chat('route/quickest')).body.model).toBe('slow/gpt-s');
+    expect((await chat('route/quickest')).body.model).toBe('beta/gpt-b');
+    const served: Record<string, number> = {};
+    for (let i = 0; i < 40; i++) {
+      const { model } = (await chat('route/quickest')).body;
+      served[model] = (served[model] ?? 0) + 1;
+    }
+    // One in ten explores the other (expected 4); the quickest takes the rest.
+    expect(served['beta/gpt-b']).toBeGreaterThanOrEqual(30);
+  });
+});
+
 describe('per-request fallbacks (`models`, OpenRouter’s way)', () => {
   it('tries `models` in order after `model`, and never sends the list upstream', async () => {
     alpha.script(...times(3, down));
@@ -266,7 +283,7 @@ describe('GET /models', () => {
   it('lists routes with their targets, priced as their dearest target', async () => {
     const routes = await t.call('GET', `${API}/models?provider=route`);
     expectStatus(routes, 200);
-    expect(routes.body.data.map((m: { id: string }) => m.id)).toEqual(['route/cheap', 'route/guarded', 'route/patient', 'route/smart']);
+    expect(routes.body.data.map((m: { id: string }) => m.id)).toEqual(['route/cheap', 'route/guarded', 'route/patient', 'route/quickest', 'route/smart']);
     const smart = routes.body.data.find((m: { id: string }) => m.id === 'route/smart');
     expect(smart).toMatchObject({
       owned_by: 'route',

@@ -3,7 +3,7 @@ import { manualClock } from '../../server/clock.js';
 import { ApiError } from '../../server/errors.js';
 import { backoffMs, clockSleep, DEFAULT_RETRY, waitBefore } from '../../server/services/inference/routing/backoff.js';
 import { afterFailure, createBreakers, DEFAULT_BREAKER } from '../../server/services/inference/routing/breakers.js';
-import { createRotation } from '../../server/services/inference/routing/plan.js';
+import { createLatencyOrder, createRotation, EXPLORATION } from '../../server/services/inference/routing/plan.js';
 import { verdictOf } from '../../server/services/inference/routing/policy.js';
 import { createMemoryBreakers } from '../../server/store/memory-breakers.js';
 import { nobodyWatching, type InferenceObserver } from '../../server/services/inference/observer.js';
@@ -25,6 +25,34 @@ describe('the weighted order', () => {
     // Spread: within every six requests, exactly the weights.
     expect(new Set([firsts.slice(0, 6).sort().join(''), firsts.slice(6).sort().join('')])).toEqual(new Set(['aaabcc']));
     for (const order of orders) expect(order.slice(1)).toEqual(['a', 'c', 'b'].filter((id) => id !== order[0]));
+  });
+});
+
+describe('the latency order', () => {
+  const targets = ['a', 'b', 'c'].map((id) => ({ entry: { id } }));
+  const ids = (order: { entry: { id: string } }[]) => order.map((t) => t.entry.id).join('');
+
+  it('measures every target first, then leads with the quickest; a failure falls behind; streams and answers apart', () => {
+    const latencies = createLatencyOrder(() => 0.99);
+    expect(ids(latencies.order(targets, 'answer'))).toBe('abc');
+    latencies.record('a', 'answer', 300, false);
+    latencies.record('b', 'answer', 20, false);
+    expect(ids(latencies.order(targets, 'answer'))).toBe('cba');
+    latencies.record('c', 'answer', 50, false);
+    expect(ids(latencies.order(targets, 'answer'))).toBe('bca');
+    // b fails: its penalty puts it behind a even at a quick failure.
+    latencies.record('b', 'answer', 5, true);
+    expect(ids(latencies.order(targets, 'answer'))).toBe('cab');
+    // Nothing measured for streams yet.
+    expect(ids(latencies.order(targets, 'stream'))).toBe('abc');
+  });
+
+  it('explores on one request in ten: another target first, the rest in order', () => {
+    const draws = [EXPLORATION / 2, 0.99];
+    const latencies = createLatencyOrder(() => draws.shift() ?? 0.99);
+    for (const [id, ms] of [['a', 10], ['b', 20], ['c', 30]] as const) latencies.record(id, 'answer', ms, false);
+    expect(ids(latencies.order(targets, 'answer'))).toBe('cab');
+    expect(ids(latencies.order(targets, 'answer'))).toBe('abc');
   });
 });
 

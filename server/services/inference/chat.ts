@@ -38,7 +38,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
   return {
     /** `operation` names the front door in the usage row (chat.completions, messages.create). */
     async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal, operation = 'chat.completions') {
-      const plan = routing.plan(deps.registry.requested([body.model, ...(body.models ?? [])], 'chat'));
+      const plan = routing.plan(deps.registry.requested([body.model, ...(body.models ?? [])], 'chat'), body.stream ? 'stream' : 'answer');
       // n choices may each write the whole budget: the hold covers them all, on the dearest target.
       const choices = body.n ?? 1;
       const outputOf = (entry: ModelEntry) => body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;

@@ -36,7 +36,7 @@ export function createEmbeddingsService(deps: MeterOptions & { registry: Provide
   const routing = deps.routing ?? routingOf(deps);
   return {
     async create(caller: Caller, body: Body, requestId: string, signal: AbortSignal) {
-      const plan = routing.plan(deps.registry.requested([body.model], 'embeddings'));
+      const plan = routing.plan(deps.registry.requested([body.model], 'embeddings'), 'answer');
       for (const target of plan.targets) embeddingsOf(target);
       const inputs = inputsOf(body.input);
       // Texts by the model's counting (its tokenizer, else UTF-8 bytes); token ids are what they are.

@@ -81,10 +81,10 @@ export function createMessagesService(deps: MeterOptions & { registry: ProviderR
    * The targets behind a request's model (one, or a route's), the first of them to count tokens
    * with; a bare name that finds nothing says how it was read.
    */
-  function resolve(model: string): ResolvedModel & { modelId: string; plan: TargetPlan } {
+  function resolve(model: string, stream = false): ResolvedModel & { modelId: string; plan: TargetPlan } {
     const modelId = resolveModelId(model);
     try {
-      const plan = routing.plan(deps.registry.requested([modelId], 'chat'));
+      const plan = routing.plan(deps.registry.requested([modelId], 'chat'), stream ? 'stream' : 'answer');
       return { ...(plan.targets[0] as ResolvedModel), modelId, plan };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && modelId !== model) {
@@ -103,7 +103,7 @@ export function createMessagesService(deps: MeterOptions & { registry: ProviderR
 
   return {
     async create(caller: Caller, body: MessagesBody, info: MessagesRequestInfo): Promise<MessageObject | SseReply> {
-      const { entry, modelId, plan } = resolve(body.model);
+      const { entry, modelId, plan } = resolve(body.model, body.stream === true);
       // Same protocol, relayed: when every target speaks the Messages API. A route that mixes
       // protocols is served translated, through the chat service (which routes it too).
       if (plan.targets.every((target) => target.adapter.messages)) {

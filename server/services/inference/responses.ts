@@ -183,7 +183,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
 
   /** Resolves the model, checks the input, and holds the most the response can cost. */
   async function prepare(caller: Caller, { models: fallbacks, ...original }: ResponseRequest, requestId: string): Promise<Prepared> {
-    const plan = routing.plan(deps.registry.requested([original.model, ...(fallbacks ?? [])], 'responses'));
+    const plan = routing.plan(deps.registry.requested([original.model, ...(fallbacks ?? [])], 'responses'), original.stream ? 'stream' : 'answer');
     const options = new Map<string, TargetRequest>();
     let kept: Json[] = [];
     for (const { entry, adapter } of plan.targets) {

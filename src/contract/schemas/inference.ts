@@ -303,7 +303,7 @@ export const Model = z.object({
   capabilities: z.array(z.enum(['chat', 'embeddings', 'responses', 'tools'])),
   route: z
     .object({
-      strategy: z.enum(['fallback', 'weighted']),
+      strategy: z.enum(['fallback', 'weighted', 'latency']),
       targets: z.array(z.object({ model: z.string(), weight: z.number() })).describe('The models it stands for, flattened, as the providers file orders them'),
     })
     .optional()

@@ -5,7 +5,7 @@ import type { BreakerStore } from '../../../store/types.js';
 import { nobodyWatching, type InferenceObserver } from '../observer.js';
 import { clockSleep, DEFAULT_RETRY, waitBefore, type RetryPolicy, type Sleep } from './backoff.js';
 import { createBreakers, type BreakerPolicy } from './breakers.js';
-import { createRotation } from './plan.js';
+import { createLatencyOrder, createRotation } from './plan.js';
 import { verdictOf } from './policy.js';
 
 /** One try of one target that did not answer: which, why (its error class), and how long it took. */
@@ -20,7 +20,11 @@ export interface TargetPlan {
   /** A route's id, or the requested model's when it has `models` fallbacks; null for one model alone. */
   route: string | null;
   targets: ResolvedModel[];
+  /** What an attempt waits for: a stream's first event or a whole answer (latencies of one kind compare). */
+  kind: AttemptKind;
 }
+
+export type AttemptKind = 'stream' | 'answer';
 
 export interface RoutingOptions {
   clock: Clock;
@@ -68,19 +72,26 @@ export function createRouting(options: RoutingOptions) {
   const breakers = createBreakers({ store: options.store.breakers, clock: options.clock, observer, ...(options.breaker ? { policy: options.breaker } : {}) });
   const now = () => options.clock.now().getTime();
   const rotate = createRotation();
+  const latencies = createLatencyOrder(random);
+  /** Real time, for latencies: the network's, not the injected clock's. */
+  const elapsedSince = (start: number) => performance.now() - start;
 
   return {
     breakers,
 
     /** The plan of a request: `model`, then its `models` fallbacks, each route's targets in its order; a target named twice is tried once. */
-    plan(requested: Requested[]): TargetPlan {
+    plan(requested: Requested[], kind: AttemptKind): TargetPlan {
       const seen = new Set<string>();
+      const ordered = (item: Requested) => {
+        if (item.strategy === 'weighted') return rotate(item.id, item.targets);
+        return item.strategy === 'latency' ? latencies.order(item.targets, kind) : item.targets;
+      };
       const targets = requested
-        .flatMap((item) => (item.strategy === 'weighted' ? rotate(item.id, item.targets) : item.targets))
+        .flatMap(ordered)
         .filter((target) => !seen.has(target.entry.id) && seen.add(target.entry.id));
       const [first] = requested;
       const routed = requested.length > 1 || (first !== undefined && first.id !== first.targets[0]?.entry.id);
-      return { route: routed && first ? first.id : null, targets };
+      return { route: routed && first ? first.id : null, targets, kind };
     },
 
     async run<T>(plan: TargetPlan, signal: AbortSignal, attempt: (target: ResolvedModel) => Promise<T>): Promise<Served<T>> {
@@ -99,10 +110,12 @@ export function createRouting(options: RoutingOptions) {
         }
         for (let repeat = 0; ; repeat++) {
           const attemptStart = now();
+          const started = performance.now();
           // Moved on to this target after another failed or was skipped.
           const fallback = repeat === 0 && failed.length > 0;
           try {
             const value = await attempt(target);
+            latencies.record(id, plan.kind, elapsedSince(started), false);
             observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: 'ok', latencyMs: now() - attemptStart, retry: repeat > 0, fallback });
             // A closed breaker stays as it is: nothing to write (nor, on PostgreSQL, to read again).
             if (admission === 'probe') await breakers.succeeded(id);
@@ -114,7 +127,10 @@ export function createRouting(options: RoutingOptions) {
             observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: verdict.failure, latencyMs, retry: repeat > 0, fallback });
             failed.push({ model: id, errorClass: verdict.failure, latencyMs });
             lastError = error;
-            if (verdict.countsAgainstTarget) await breakers.failed(id);
+            if (verdict.countsAgainstTarget) {
+              latencies.record(id, plan.kind, elapsedSince(started), true);
+              await breakers.failed(id);
+            }
             // A probe refused for the request's own sake (a caller's error, a window too small) found the target alive.
             else if (admission === 'probe') await breakers.succeeded(id);
             if (!verdict.moveOn) throw withHeaders(error, servedHeaders(plan, failed, null));
