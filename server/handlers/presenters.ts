@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { ApiKey, App, AppDeleted, AppUser } from '../../src/contract/schemas/apps.js';
 import { microToCredits } from '../store/money.js';
 import type { KeyWithStanding } from '../services/api-keys.js';
-import type { AppRecord, AppUserRecord, BalanceDestination, Page, PageOf } from '../store/types.js';
+import type { UserWithBudget } from '../services/users.js';
+import type { AppRecord, BalanceDestination, Page, PageOf } from '../store/types.js';
 
 /** Store records → the API's response shapes (DESIGN §4). */
 
@@ -20,6 +21,8 @@ export function presentApp(app: AppRecord): z.input<typeof App> {
     rate_limit_rpm: app.rateLimitRpm,
     rate_limit_tpm: app.rateLimitTpm,
     user_claims: app.userClaims,
+    user_budget_credits: app.userBudget ? microToCredits(app.userBudget.limitMicro) : null,
+    user_budget_period: app.userBudget?.period ?? null,
     created_at: app.createdAt,
     updated_at: app.updatedAt,
   };
@@ -66,12 +69,18 @@ export function presentKey(key: KeyWithStanding): z.input<typeof ApiKey> {
   };
 }
 
-export function presentUser(user: AppUserRecord): z.input<typeof AppUser> {
+export function presentUser(user: UserWithBudget): z.input<typeof AppUser> {
+  const budget = user.budgetInForce;
   return {
     address: user.address,
     credits: microToCredits(user.balanceMicro),
     credit_limit: user.creditLimitMicro === null ? null : microToCredits(user.creditLimitMicro),
     spent_credits: microToCredits(user.spentMicro),
+    budget_credits: budget ? microToCredits(budget.limitMicro) : null,
+    budget_period: budget?.period ?? null,
+    budget_source: budget?.source ?? null,
+    budget_spent_credits: budget ? microToCredits(budget.spentMicro) : null,
+    budget_resets_at: budget?.resetsAt ?? null,
     created_at: user.createdAt,
   };
 }

@@ -2,9 +2,10 @@ import type { Clock } from '../clock.js';
 import type { KeyRole } from '../../src/contract/operation.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { generateApiKey } from '../auth/api-keys.js';
-import { creditsToMicro } from '../store/money.js';
 import type { ApiKeyPatch, ApiKeyRecord, Page, Store } from '../store/types.js';
-import { budgetStanding } from './budgets.js';
+import { budgetChange, budgetStanding } from './budgets.js';
+
+const KEY_BUDGET_FIELDS = { credits: 'budget_credits', period: 'budget_period' };
 
 /** A key with what its budget looks like now: spent in the current window and when it resets. */
 export type KeyWithStanding = ApiKeyRecord & { standing: { spentMicro: number; resetsAt: string | null } | null };
@@ -15,9 +16,6 @@ interface KeyLimitsInput {
   budget_period?: string | undefined;
   expires_at?: string | null | undefined;
 }
-
-/** A budget without a period is a monthly one ("this key may spend $50 a month"). */
-const DEFAULT_PERIOD = 'month';
 
 export function createApiKeysService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
@@ -41,21 +39,8 @@ export function createApiKeysService(deps: { store: Store; clock: Clock }) {
   /** The patch a create or update body asks for, given the key's current budget (null: none). */
   function limitsPatch(input: KeyLimitsInput, current: ApiKeyRecord['budget']): ApiKeyPatch {
     const patch: ApiKeyPatch = {};
-    if (input.budget_credits === null) {
-      if (input.budget_period !== undefined) {
-        throw invalidRequest('budget_period cannot be set while budget_credits removes the budget.', 'budget_period');
-      }
-      patch.budget = null;
-    } else if (input.budget_credits !== undefined || input.budget_period !== undefined) {
-      const credits = input.budget_credits;
-      if (credits === undefined && !current) {
-        throw invalidRequest('budget_period needs budget_credits: the key has no budget to change the period of.', 'budget_credits');
-      }
-      patch.budget = {
-        limitMicro: credits === undefined ? (current?.limitMicro ?? 0) : creditsToMicro(credits),
-        period: input.budget_period ?? current?.period ?? DEFAULT_PERIOD,
-      };
-    }
+    const budget = budgetChange({ credits: input.budget_credits, period: input.budget_period }, current, KEY_BUDGET_FIELDS);
+    if (budget !== undefined) patch.budget = budget;
     if (input.expires_at !== undefined) patch.expiresAt = expiryOf(input.expires_at);
     return patch;
   }

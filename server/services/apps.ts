@@ -5,6 +5,14 @@ import type { Clock } from '../clock.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
 import type { AppRecord, BalanceDestination, Grant, Page, Store } from '../store/types.js';
+import { budgetChange, type BudgetInput } from './budgets.js';
+
+const USER_BUDGET_FIELDS = { credits: 'user_budget_credits', period: 'user_budget_period' };
+/** The app's default budget for its users, as a body gives it. */
+const userBudgetInput = (input: { user_budget_credits?: number | null | undefined; user_budget_period?: string | undefined }): BudgetInput => ({
+  credits: input.user_budget_credits,
+  period: input.user_budget_period,
+});
 
 export function appNotFound(appUuid: string) {
   return notFound(`No app ${appUuid}.`, 'app_not_found');
@@ -39,6 +47,7 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
           rateLimitRpm: input.rate_limit_rpm ?? null,
           rateLimitTpm: input.rate_limit_tpm ?? null,
           userClaims: input.user_claims,
+          userBudget: budgetChange(userBudgetInput(input), null, USER_BUDGET_FIELDS) ?? null,
           at,
         },
         startingGrant && { ...startingGrant, at },
@@ -52,6 +61,7 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
     get,
 
     async update(developerId: string, appUuid: string, input: z.output<typeof AppUpdateBody>) {
+      const userBudget = budgetChange(userBudgetInput(input), (await get(developerId, appUuid)).userBudget, USER_BUDGET_FIELDS);
       const app = await store.apps.update(
         developerId,
         appUuid,
@@ -65,6 +75,7 @@ export function createAppsService(deps: { store: Store; clock: Clock }) {
           rateLimitRpm: input.rate_limit_rpm,
           rateLimitTpm: input.rate_limit_tpm,
           userClaims: input.user_claims,
+          userBudget,
         },
         now(),
       );

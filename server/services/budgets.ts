@@ -1,9 +1,13 @@
+import { invalidRequest } from '../errors.js';
+import { creditsToMicro } from '../store/money.js';
+import type { BudgetLimit } from '../store/types.js';
+
 /**
- * Key budget windows (DESIGN §6): pure arithmetic over the injected clock's time, so a window rolls
+ * Budget windows, of keys and of end users (DESIGN §6): pure arithmetic over the injected clock's time, so a window rolls
  * exactly when the clock passes its end, at the moment a request is held, with no job to miss it.
  *
  * A period is a calendar window in UTC (`day`, `week` starting Monday, `month`), or a duration
- * (`30s`, `15m`, `12h`, `7d`) whose window starts at the key's first spend after the last one ended.
+ * (`30s`, `15m`, `12h`, `7d`) whose window starts at the first spend after the last one ended.
  */
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -57,7 +61,7 @@ export function budgetWindowAt(period: BudgetPeriod, storedStart: string | null,
 }
 
 /**
- * What a key's budget looks like at `now` to someone reading it (list, get, GET /key): what is
+ * What a key's or user's budget looks like at `now` to someone reading it (list, get, GET /key): what is
  * spent in the current window and when it resets. A duration window that has ended has spent
  * nothing and no reset time: the next one starts at the next spend.
  */
@@ -70,4 +74,39 @@ export function budgetStanding(
   const window = budgetWindowAt(period, budget.windowStart, now);
   if (window.rolled) return { spentMicro: 0, resetsAt: period.kind === 'calendar' ? window.end : null };
   return { spentMicro: budget.spentMicro, resetsAt: window.end };
+}
+
+/** A budget as create and update bodies give it: amount in credits (null: none) and period. */
+export interface BudgetInput {
+  credits?: number | null | undefined;
+  period?: string | undefined;
+}
+
+/** A budget without a period is a monthly one ("this key may spend $50 a month"). */
+const DEFAULT_PERIOD = 'month';
+
+/**
+ * The budget a create or update body asks for, given the current one (null: none): undefined when
+ * the body leaves it as it is, null when it removes it. `fields` names the body's fields in the
+ * 400s (a key's `budget_credits`, an app's `user_budget_credits`).
+ */
+export function budgetChange(
+  input: BudgetInput,
+  current: BudgetLimit | null,
+  fields: { credits: string; period: string },
+): BudgetLimit | null | undefined {
+  if (input.credits === null) {
+    if (input.period !== undefined) {
+      throw invalidRequest(`${fields.period} cannot be set while ${fields.credits} removes the budget.`, fields.period);
+    }
+    return null;
+  }
+  if (input.credits === undefined && input.period === undefined) return undefined;
+  if (input.credits === undefined && !current) {
+    throw invalidRequest(`${fields.period} needs ${fields.credits}: there is no budget to change the period of.`, fields.credits);
+  }
+  return {
+    limitMicro: input.credits === undefined ? (current?.limitMicro ?? 0) : creditsToMicro(input.credits),
+    period: input.period ?? current?.period ?? DEFAULT_PERIOD,
+  };
 }

@@ -28,7 +28,7 @@ export const flag = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
 export const APP_COLUMNS = `a.app_uuid, a.developer_id, a.name, a.app_type, a.default_user_credits_micro,
   a.allowed_origins, a.idp_app_id, a.idp_verification_key, a.idp_updated_at, a.rate_limit_rpm, a.rate_limit_tpm, a.user_claims, a.created_at, a.updated_at,
-  acc.balance_micro, acc.id AS account_id`;
+  a.user_budget_credits_micro, a.user_budget_period, acc.balance_micro, acc.id AS account_id`;
 export const APP_FROM = 'apps a JOIN accounts acc ON acc.id = a.account_id';
 
 export interface AppRow {
@@ -46,6 +46,8 @@ export interface AppRow {
   user_claims: Flag;
   created_at: string;
   updated_at: string;
+  user_budget_credits_micro: number | null;
+  user_budget_period: string | null;
   balance_micro: number;
   account_id: number;
 }
@@ -64,6 +66,10 @@ export function toApp(row: AppRow, heldMicro: number): AppRecord {
     rateLimitRpm: row.rate_limit_rpm,
     rateLimitTpm: row.rate_limit_tpm,
     userClaims: isSet(row.user_claims),
+    userBudget:
+      row.user_budget_credits_micro === null || row.user_budget_period === null
+        ? null
+        : { limitMicro: row.user_budget_credits_micro, period: row.user_budget_period },
     balanceMicro: row.balance_micro,
     heldMicro,
     createdAt: row.created_at,
@@ -108,7 +114,7 @@ export function toKey(row: KeyRow): ApiKeyRecord {
 }
 
 export const USER_COLUMNS = `u.app_uuid, u.livemode, u.address, u.credit_limit_micro, u.spent_micro, u.created_at,
-  acc.balance_micro, acc.id AS account_id`;
+  u.budget_credits_micro, u.budget_period, u.budget_window_start, u.budget_spent_micro, acc.balance_micro, acc.id AS account_id`;
 export const USER_FROM = 'app_users u JOIN accounts acc ON acc.id = u.account_id';
 
 export interface UserRow {
@@ -118,6 +124,10 @@ export interface UserRow {
   credit_limit_micro: number | null;
   spent_micro: number;
   created_at: string;
+  budget_credits_micro: number | null;
+  budget_period: string | null;
+  budget_window_start: string | null;
+  budget_spent_micro: number;
   balance_micro: number;
   account_id: number;
 }
@@ -131,6 +141,8 @@ export function toUser(row: UserRow, heldMicro: number): AppUserRecord {
     heldMicro,
     creditLimitMicro: row.credit_limit_micro,
     spentMicro: row.spent_micro,
+    budget: row.budget_credits_micro === null || row.budget_period === null ? null : { limitMicro: row.budget_credits_micro, period: row.budget_period },
+    budgetWindow: { windowStart: row.budget_window_start, spentMicro: row.budget_spent_micro },
     createdAt: row.created_at,
   };
 }

@@ -51,10 +51,18 @@ export interface AppRecord {
   rateLimitTpm: number | null;
   /** Whether the app pays its users' daily claims and task rewards (the app is their sponsor). */
   userClaims: boolean;
+  /** The budget each end user gets unless their own overrides it (null: none). */
+  userBudget: BudgetLimit | null;
   balanceMicro: number;
   heldMicro: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A spending budget: at most `limitMicro` per `period` (server/services/budgets.ts). */
+export interface BudgetLimit {
+  limitMicro: number;
+  period: string;
 }
 
 export interface ApiKeyRecord {
@@ -95,7 +103,17 @@ export interface AppUserRecord {
   heldMicro: number;
   creditLimitMicro: number | null;
   spentMicro: number;
+  /** The user's own budget, overriding the app's default (null: the app's applies, if any). */
+  budget: BudgetLimit | null;
+  /** The start of the window the user last spent in (null: never), and what was settled in it. */
+  budgetWindow: { windowStart: string | null; spentMicro: number };
   createdAt: string;
+}
+
+/** What a user update changes: an omitted field is kept, null removes it. */
+export interface AppUserPatch {
+  creditLimitMicro?: number | null;
+  budget?: BudgetLimit | null;
 }
 
 /** What an API key resolves to: the key, its app and the developer who owns the app. */
@@ -114,6 +132,7 @@ export interface NewApp {
   rateLimitRpm?: number | null;
   rateLimitTpm?: number | null;
   userClaims?: boolean;
+  userBudget?: BudgetLimit | null;
   at: string;
 }
 
@@ -125,6 +144,8 @@ export interface AppPatch {
   rateLimitRpm?: number | null;
   rateLimitTpm?: number | null;
   userClaims?: boolean;
+  /** null removes the default; a changed default starts a fresh window for the users it applies to. */
+  userBudget?: BudgetLimit | null;
 }
 
 /**
@@ -200,17 +221,22 @@ export type Payer =
   | { kind: 'promotions' };
 
 /**
- * The key budget a hold goes through: the key, and the window rule (server/services/budgets.ts at
- * the hold's moment) that says, from the key's period and stored window start, which window a
- * spend now counts in. Null when the stored period is not one.
+ * The budgets a hold goes through: the calling key's and the end user's (each when there is one:
+ * the store reads whether a budget applies in the same atomic step), and the window rule
+ * (server/services/budgets.ts at the hold's moment) that says, from a budget's period and stored
+ * window start, which window a spend now counts in (null when the stored period is not one).
  */
-export interface KeyBudgetCheck {
-  keyId: string;
+export interface BudgetChecks {
+  keyId?: string;
+  /** A live end user (app, address): their own budget, or else their app's default. */
+  user?: { appUuid: string; address: string };
   windowAt(period: string, storedStart: string | null): { start: string; end: string; rolled: boolean } | null;
 }
 
-/** A key's budget as a hold found it: spent in the window, held by requests in flight (this one included when held). */
-export interface KeyBudgetStanding {
+export type BudgetKind = 'key' | 'user';
+
+/** A budget as a hold found it: spent in the window, held by requests in flight (this one included when held). */
+export interface BudgetStanding {
   limitMicro: number;
   spentMicro: number;
   heldMicro: number;
@@ -218,10 +244,16 @@ export interface KeyBudgetStanding {
   resetsAt: string;
 }
 
+/** The budgets a hold went through, by kind. */
+export type HeldBudgets = Partial<Record<BudgetKind, BudgetStanding>>;
+
+/** The windows a settlement's charge counts in (those its hold counted in). */
+export type BudgetWindows = Partial<Record<BudgetKind, string>>;
+
 export type HoldResult =
-  | { ok: true; keyBudget?: KeyBudgetStanding }
+  | { ok: true; budgets?: HeldBudgets }
   | { ok: false; availableMicro: number }
-  | { ok: false; keyBudget: KeyBudgetStanding }
+  | { ok: false; budgetExceeded: BudgetStanding & { kind: BudgetKind } }
   | { ok: false; userLimit: { spentMicro: number; pendingMicro: number; limitMicro: number } };
 
 export interface UsageEvent {
@@ -512,7 +544,11 @@ export interface Store {
     ensure(scope: AppScope, address: string, at: string): Promise<AppUserRecord>;
     /** Moves credits from the app's balance of the scope's mode to the user's (creating the user when unknown). */
     topUp(scope: AppScope, address: string, amountMicro: number, at: string): Promise<AppUserRecord>;
-    setCreditLimit(scope: AppScope, address: string, limitMicro: number | null, at: string): Promise<AppUserRecord>;
+    /**
+     * Changes a user's credit limit and own budget (creating the user when unknown): an omitted
+     * field is kept, null removes it. A changed budget starts a fresh window.
+     */
+    update(scope: AppScope, address: string, patch: AppUserPatch, at: string): Promise<AppUserRecord>;
   };
   readonly metering: {
     /**
@@ -520,18 +556,19 @@ export interface Store {
      * request `requestId`, in one atomic step however many instances hold at once. With
      * `capUser`, the payer is a pooled app spending for that user: the user's settled spend,
      * their holds and this one must also stay within the user's credit limit (when they have one).
-     * With `keyBudget`, the key's spend in its current window (rolled first when the window has
-     * ended), its holds and this one must stay within the key's budget, in the same atomic step.
+     * With `budgets`, each budget that applies (the key's, the user's own or their app's default):
+     * the spend in its current window (rolled first when the window has ended), its holds on any
+     * instance and this one must stay within it, in the same atomic step.
      * Says which check failed, with its figures; nothing is held then.
      */
-    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string, keyBudget?: KeyBudgetCheck): Promise<HoldResult>;
+    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string, budgets?: BudgetChecks): Promise<HoldResult>;
     /**
      * Releases the hold of request `usage.requestId` and charges the real cost in one
      * transaction, with its ledger entry and usage row. The charge never exceeds what the payer has.
-     * With `keyWindow` (the window the hold counted in), the charge is added to the key's spend
-     * in that window; a window that has rolled meanwhile is not charged for the old one's requests.
+     * With `windows` (those the hold counted in), the charge is added to the key's and the user's
+     * spend in that window; a window that has rolled meanwhile is not charged for the old one's requests.
      */
-    settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent, keyWindow?: string): Promise<{ chargedMicro: number }>;
+    settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent, windows?: BudgetWindows): Promise<{ chargedMicro: number }>;
     /** What requests in flight hold against key `keyId`'s budget. */
     keyHeld(keyId: string): Promise<number>;
     /** Balance and held amount of a payer, in micro-credits. */

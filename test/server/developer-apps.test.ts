@@ -23,6 +23,8 @@ describe('developer apps create', () => {
       rate_limit_rpm: null,
       rate_limit_tpm: null,
       user_claims: true,
+      user_budget_credits: null,
+      user_budget_period: null,
       created_at: START,
       updated_at: START,
     });

@@ -208,6 +208,11 @@ describe('developer apps users', () => {
       credits: 12.34,
       credit_limit: null,
       spent_credits: 0,
+      budget_credits: null,
+      budget_period: null,
+      budget_source: null,
+      budget_spent_credits: null,
+      budget_resets_at: null,
       created_at: START,
     });
     expect(await balanceOf(t.appUuid)).toBe(87.66);

@@ -1,6 +1,6 @@
 import { ApiError, insufficientCredits } from '../../errors.js';
 import { microToCredits } from '../../store/money.js';
-import type { KeyBudgetStanding } from '../../store/types.js';
+import type { BudgetKind, BudgetStanding, HeldBudgets } from '../../store/types.js';
 import { budgetWindowAt, parseBudgetPeriod } from '../budgets.js';
 
 /**
@@ -8,7 +8,7 @@ import { budgetWindowAt, parseBudgetPeriod } from '../budgets.js';
  * budget, the Retry-After that comes with them, and the x-svc-budget-* headers of a hold that fits.
  */
 
-/** The window a key with budget period `period` spends in at `now` (null for a period that is not one). */
+/** The window a budget with period `period` spends in at `now` (null for a period that is not one). */
 export function windowFor(period: string, storedStart: string | null, now: Date) {
   const parsed = parseBudgetPeriod(period);
   return parsed ? budgetWindowAt(parsed, storedStart, now) : null;
@@ -29,28 +29,48 @@ export function userLimitReached(address: string, limit: { spentMicro: number; p
 const secondsUntil = (at: string, now: Date) => Math.max(1, Math.ceil((Date.parse(at) - now.getTime()) / 1000));
 const DAY_SECONDS = 86_400;
 
-/** The 402 of a key past its budget (DESIGN §6): which budget, what is left, and when it resets. */
-export function budgetExceeded(keyId: string, budget: KeyBudgetStanding, heldMicro: number, now: Date) {
-  const left = Math.max(0, budget.limitMicro - budget.spentMicro - budget.heldMicro);
+/** What is left of a budget beside what is spent and held in its window. */
+const leftOf = (budget: BudgetStanding) => Math.max(0, budget.limitMicro - budget.spentMicro - budget.heldMicro);
+
+/** How each budget's 402 names it, and where it is raised. */
+const BUDGET_OWNERS: Record<BudgetKind, { name: string; raise: string }> = {
+  key: { name: 'key', raise: 'raise the budget (svc api developer apps api-keys update)' },
+  user: { name: 'user', raise: 'ask the developer to raise the budget (svc api developer apps users update --budget-credits)' },
+};
+
+/**
+ * The 402 of a budget that cannot cover the request (DESIGN §6): which budget (the key's or the
+ * user's, with its id), what is left, and when it resets.
+ */
+export function budgetExceeded(kind: BudgetKind, subject: string, budget: BudgetStanding, heldMicro: number, now: Date) {
   const wait = secondsUntil(budget.resetsAt, now);
+  const owner = BUDGET_OWNERS[kind];
   return new ApiError(
     402,
     'insufficient_credits',
-    `Budget exceeded: key ${keyId} may spend ${microToCredits(budget.limitMicro)} credits per window and has spent ` +
+    `Budget exceeded: ${owner.name} ${subject} may spend ${microToCredits(budget.limitMicro)} credits per window and has spent ` +
       `${microToCredits(budget.spentMicro)}` +
       (budget.heldMicro > 0 ? ` (${microToCredits(budget.heldMicro)} more held by requests in flight)` : '') +
-      `, leaving ${microToCredits(left)}; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
-      `The budget resets at ${budget.resetsAt}. Lower max_tokens, or raise the budget (svc api developer apps api-keys update).`,
+      `, leaving ${microToCredits(leftOf(budget))}; this request may cost up to ${microToCredits(heldMicro)} credits. ` +
+      `The ${owner.name} budget resets at ${budget.resetsAt}. Lower max_tokens, or ${owner.raise}.`,
     'budget_exceeded',
     null,
     wait <= DAY_SECONDS ? { 'retry-after': String(wait) } : {},
   );
 }
 
-/** The headers that tell a caller with a budget where it stands after this request's hold. */
-export function budgetHeaders(budget: KeyBudgetStanding): Record<string, string> {
+/**
+ * The headers that tell a caller with a budget where it stands after this request's hold: of the
+ * budgets that apply, the tightest (the least left); none when no budget applies.
+ */
+export function budgetHeaders(budgets: HeldBudgets): Record<string, string> {
+  const tightest = Object.values(budgets).reduce<BudgetStanding | null>(
+    (least, budget) => (least === null || leftOf(budget) < leftOf(least) ? budget : least),
+    null,
+  );
+  if (!tightest) return {};
   return {
-    'x-svc-budget-remaining': String(microToCredits(Math.max(0, budget.limitMicro - budget.spentMicro - budget.heldMicro))),
-    'x-svc-budget-reset': budget.resetsAt,
+    'x-svc-budget-remaining': String(microToCredits(leftOf(tightest))),
+    'x-svc-budget-reset': tightest.resetsAt,
   };
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError, forbidden, insufficientCredits } from '../../errors.js';
 import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
-import type { KeyBudgetCheck, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
+import type { BudgetChecks, BudgetWindows, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
 import { budgetExceeded, budgetHeaders, userLimitReached, windowFor } from './budget-answers.js';
 import type { InferenceObserver } from './observer.js';
 import type { Caller } from './caller.js';
@@ -111,15 +111,22 @@ export async function openMeter(
   );
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
-  // A key with a budget: its window is the one holding the clock's now, in the same atomic step.
+  // The budgets that may apply, a key's (when it has one) and an end user's (their own or their
+  // app's default: the store reads which): each window is the one holding the clock's now, checked
+  // in the same atomic step as the balance.
   const now = deps.clock.now();
-  const keyBudget: KeyBudgetCheck | undefined =
-    caller.keyBudgeted && caller.keyId !== null ? { keyId: caller.keyId, windowAt: (period, start) => windowFor(period, start, now) } : undefined;
-  const held = caller.isTest ? { ok: true as const } : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser, keyBudget);
+  const budgetChecks: BudgetChecks = { windowAt: (period, start) => windowFor(period, start, now) };
+  if (caller.keyBudgeted && caller.keyId !== null) budgetChecks.keyId = caller.keyId;
+  if (caller.address !== null) budgetChecks.user = { appUuid: caller.appUuid, address: caller.address };
+  const held = caller.isTest
+    ? { ok: true as const }
+    : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser, budgetChecks);
   if (!held.ok) {
     if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
-    else if ('keyBudget' in held) await refuse(budgetExceeded(caller.keyId ?? '', held.keyBudget, heldMicro, now));
-    else {
+    else if ('budgetExceeded' in held) {
+      const { kind } = held.budgetExceeded;
+      await refuse(budgetExceeded(kind, (kind === 'key' ? caller.keyId : caller.address) ?? '', held.budgetExceeded, heldMicro, now));
+    } else {
       const affordable = affordableOutputTokens(entry, bound, held.availableMicro);
       await refuse(
         insufficientCredits(
@@ -135,12 +142,14 @@ export async function openMeter(
   // A test caller holds nothing: only real holds are in flight.
   const holding = !caller.isTest;
   if (holding) deps.observer?.holdsInFlight(1);
-  const budget = held.ok ? (held.keyBudget ?? null) : null;
-  if (budget) for (const [name, value] of Object.entries(budgetHeaders(budget))) caller.answerHeader?.(name, value);
+  const budgets = (held.ok && held.budgets) || {};
+  for (const [name, value] of Object.entries(budgetHeaders(budgets))) caller.answerHeader?.(name, value);
+  // The charge counts in the windows the hold counted in.
+  const windows: BudgetWindows = { key: budgets.key?.windowStart, user: budgets.user?.windowStart };
 
   return {
-    /** The key's budget after this hold (null when none applies), for the answer's headers. */
-    budget,
+    /** The budgets after this hold (those that apply), for the answer's headers. */
+    budgets,
     /**
      * The target that answered (of a route or a `models` list), and the tries that failed before
      * it: the usage row names them, and the request is charged at the answering target's prices.
@@ -160,7 +169,7 @@ export async function openMeter(
       const event = eventOf(usage, status, errorCode);
       try {
         await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
-        const result = await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, budget?.windowStart);
+        const result = await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, windows);
         deps.observer?.usageRecorded(event, result.chargedMicro);
         return result;
       } finally {

@@ -40,10 +40,10 @@ export function createAppsRepository(sql: Sql, ledger: Ledger, accounts: Account
         const accountId = await ledger.openAccount(tx);
         await tx`
           INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins,
-            rate_limit_rpm, rate_limit_tpm, user_claims, created_at, updated_at)
+            rate_limit_rpm, rate_limit_tpm, user_claims, user_budget_credits_micro, user_budget_period, created_at, updated_at)
           VALUES (${app.appUuid}, ${app.developerId}, ${accountId}, ${app.name}, ${app.appType}, ${app.defaultUserCreditsMicro},
             ${JSON.stringify(app.allowedOrigins)}, ${app.rateLimitRpm ?? null}, ${app.rateLimitTpm ?? null},
-            ${app.userClaims !== false}, ${app.at}, ${app.at})`;
+            ${app.userClaims !== false}, ${app.userBudget?.limitMicro ?? null}, ${app.userBudget?.period ?? null}, ${app.at}, ${app.at})`;
         if (grant) await ledger.post(tx, accountId, grant);
         return byId(tx, app.appUuid);
       });
@@ -77,6 +77,10 @@ export function createAppsRepository(sql: Sql, ledger: Ledger, accounts: Account
       if (patch.rateLimitRpm !== undefined) changes.rate_limit_rpm = patch.rateLimitRpm;
       if (patch.rateLimitTpm !== undefined) changes.rate_limit_tpm = patch.rateLimitTpm;
       if (patch.userClaims !== undefined) changes.user_claims = patch.userClaims;
+      if (patch.userBudget !== undefined) {
+        changes.user_budget_credits_micro = patch.userBudget?.limitMicro ?? null;
+        changes.user_budget_period = patch.userBudget?.period ?? null;
+      }
       return changing(() =>
         sql.begin(async (tx) => {
           // One statement checks and writes: a delete by another instance either precedes it or waits for it.
@@ -84,6 +88,12 @@ export function createAppsRepository(sql: Sql, ledger: Ledger, accounts: Account
             UPDATE apps SET ${tx(changes)}
             WHERE app_uuid = ${appUuid} AND developer_id = ${developerId} AND deleted_at IS NULL`;
           if (result.count === 0) return null;
+          // A changed default starts a fresh window for the users it applies to (those without
+          // their own), as a changed key budget does.
+          if (patch.userBudget !== undefined) {
+            await tx`UPDATE app_users SET budget_window_start = NULL, budget_spent_micro = 0
+                     WHERE app_uuid = ${appUuid} AND budget_credits_micro IS NULL`;
+          }
           return byId(tx, appUuid);
         }),
       );

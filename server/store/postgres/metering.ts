@@ -1,7 +1,8 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { usageWrites } from './usage.js';
-import type { AppScope, HoldResult, KeyBudgetCheck, Store } from '../types.js';
+import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type BudgetFound, type UserBudgetRow } from '../budget-standing.js';
+import type { AppScope, BudgetChecks, HeldBudgets, HoldResult, Store } from '../types.js';
 
 /**
  * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
@@ -25,7 +26,8 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
   /**
    * A pooled app holding for one of its users: with the user's row locked, their settled spend,
    * their holds on any instance and this one must fit their limit; then the app's balance must
-   * cover it. The answer when either refuses, else null (held).
+   * cover it. The hold is marked with the user's address (it counts against their limit and
+   * budget). The answer when either refuses, else null (held).
    */
   async function holdWithinUserLimit(
     tx: Query,
@@ -50,65 +52,106 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
         }
       }
       if (amountMicro === 0) return { ok: true as const };
-      return (await reserve(tx, accountId, amountMicro, requestId, limit === null ? null : address, keyId)) ? { ok: true as const } : null;
+      return (await reserve(tx, accountId, amountMicro, requestId, address, keyId)) ? { ok: true as const } : null;
     }
   }
 
   /**
-   * The hold of a key with a budget: with the key's row locked (so instances take turns per key),
-   * its window is rolled when it has ended, its spend, its holds on any instance and this one
-   * must fit its budget; then the user limit and the balance are checked as without one, in the
-   * same transaction. The answer when a check refuses, else null when only the balance did.
+   * Locks the paying account first, as settling does (it locks the account, then writes the key's
+   * and the user's spend): a hold that locked a key or user row first and then the account could
+   * deadlock with a settlement of the same key or user. A key's or a user's holds are always on
+   * one account, so this also makes their holds take turns.
    */
-  async function holdWithinKeyBudget(
+  async function lockAccount(tx: Query, accountId: number) {
+    await tx`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  }
+
+  /** A key's budget, its row locked (so instances take turns per key): null when it has none. */
+  async function lockedKeyBudget(tx: Query, keyId: string, windowAt: BudgetChecks['windowAt']): Promise<BudgetFound | null> {
+    const [row] = await tx<{ budget_credits_micro: number | null; budget_period: string | null; budget_window_start: string | null; budget_spent_micro: number }[]>`
+      SELECT budget_credits_micro, budget_period, budget_window_start, budget_spent_micro FROM api_keys WHERE key_id = ${keyId} FOR UPDATE`;
+    if (!row || row.budget_credits_micro === null || row.budget_period === null) return null;
+    const [held] = await tx<{ micro: number }[]>`SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE key_id = ${keyId}`;
+    const limit = { limitMicro: row.budget_credits_micro, period: row.budget_period };
+    return budgetFound(limit, { windowStart: row.budget_window_start, spentMicro: row.budget_spent_micro }, held?.micro ?? 0, windowAt);
+  }
+
+  /**
+   * A live user's budget in force (their own, else their app's default), their row locked (so
+   * instances take turns per user): null when none applies. Their holds on any instance are the
+   * rows marked with their address on the paying account (the app's, or their own).
+   */
+  async function lockedUserBudget(tx: Query, accountId: number, user: { appUuid: string; address: string }, windowAt: BudgetChecks['windowAt']) {
+    const [row] = await tx<UserBudgetRow[]>`
+      SELECT ${sql.unsafe(USER_BUDGET_SELECT)} FROM app_users u JOIN apps a ON a.app_uuid = u.app_uuid
+      WHERE u.app_uuid = ${user.appUuid} AND u.livemode AND u.address = ${user.address} FOR UPDATE OF u`;
+    const limit = row ? userBudgetLimit(row) : null;
+    if (!row || !limit) return null;
+    const [held] = await tx<{ micro: number }[]>`
+      SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE account_id = ${accountId} AND capped_address = ${user.address}`;
+    return budgetFound(limit, { windowStart: row.budget_window_start, spentMicro: row.budget_spent_micro }, held?.micro ?? 0, windowAt);
+  }
+
+  /**
+   * A hold through budgets (a key's, a user's): in one transaction, with their rows locked (key
+   * first, then user), each window is rolled when it has ended, and each spend, its holds on any
+   * instance and this one must fit; then the user limit and the balance are checked as without
+   * them. The answer when a check refuses, else null when only the balance did.
+   */
+  async function holdWithinBudgets(
     accountId: number,
-    check: KeyBudgetCheck,
+    budgets: BudgetChecks,
     amountMicro: number,
     requestId: string,
-    user: (AppScope & { address: string }) | null,
+    capped: (AppScope & { address: string }) | null,
   ): Promise<HoldResult | null> {
     return sql.begin(async (tx) => {
-      const [row] = await tx<{ budget_credits_micro: number | null; budget_period: string | null; budget_window_start: string | null; budget_spent_micro: number }[]>`
-        SELECT budget_credits_micro, budget_period, budget_window_start, budget_spent_micro FROM api_keys WHERE key_id = ${check.keyId} FOR UPDATE`;
-      const window = row && row.budget_credits_micro !== null && row.budget_period !== null ? check.windowAt(row.budget_period, row.budget_window_start) : null;
-      if (!row || row.budget_credits_micro === null || !window) {
-        if (user) return holdWithinUserLimit(tx, accountId, user, amountMicro, requestId, null);
-        return amountMicro === 0 || (await reserve(tx, accountId, amountMicro, requestId, null)) ? { ok: true as const } : null;
-      }
-      const [held] = await tx<{ micro: number }[]>`SELECT COALESCE(SUM(amount_micro), 0)::bigint AS micro FROM holds WHERE key_id = ${check.keyId}`;
-      const standing = {
-        limitMicro: row.budget_credits_micro,
-        spentMicro: window.rolled ? 0 : row.budget_spent_micro,
-        heldMicro: held?.micro ?? 0,
-        windowStart: window.start,
-        resetsAt: window.end,
-      };
-      const left = standing.limitMicro - standing.spentMicro - standing.heldMicro;
-      if (left <= 0 || amountMicro > left) return { ok: false as const, keyBudget: standing };
-      const balanceHeld = user
-        ? await holdWithinUserLimit(tx, accountId, user, amountMicro, requestId, check.keyId)
-        : amountMicro === 0 || (await reserve(tx, accountId, amountMicro, requestId, null, check.keyId))
+      await lockAccount(tx, accountId);
+      const key = budgets.keyId ? await lockedKeyBudget(tx, budgets.keyId, budgets.windowAt) : null;
+      if (key && !budgetFits(key, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'key' as const, ...key.standing } };
+      const user = budgets.user ? await lockedUserBudget(tx, accountId, budgets.user, budgets.windowAt) : null;
+      if (user && !budgetFits(user, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'user' as const, ...user.standing } };
+      const keyId = key ? (budgets.keyId ?? null) : null;
+      const address = budgets.user?.address ?? null;
+      const balanceHeld = capped
+        ? await holdWithinUserLimit(tx, accountId, capped, amountMicro, requestId, keyId)
+        : amountMicro === 0 || (await reserve(tx, accountId, amountMicro, requestId, address, keyId))
           ? { ok: true as const }
           : null;
       if (!balanceHeld?.ok) return balanceHeld;
-      if (window.rolled) await tx`UPDATE api_keys SET budget_window_start = ${window.start}, budget_spent_micro = 0 WHERE key_id = ${check.keyId}`;
-      return { ok: true as const, keyBudget: { ...standing, heldMicro: standing.heldMicro + amountMicro } };
+      const held: HeldBudgets = {};
+      if (key) {
+        if (key.window.rolled) await tx`UPDATE api_keys SET budget_window_start = ${key.window.start}, budget_spent_micro = 0 WHERE key_id = ${keyId}`;
+        held.key = withHold(key, amountMicro);
+      }
+      if (user && budgets.user) {
+        if (user.window.rolled) {
+          await tx`UPDATE app_users SET budget_window_start = ${user.window.start}, budget_spent_micro = 0
+                   WHERE app_uuid = ${budgets.user.appUuid} AND livemode AND address = ${budgets.user.address}`;
+        }
+        held.user = withHold(user, amountMicro);
+      }
+      return key || user ? { ok: true as const, budgets: held } : { ok: true as const };
     });
   }
 
   return {
-    async hold(payer, amountMicro, requestId, capUser, keyBudget) {
+    async hold(payer, amountMicro, requestId, capUser, budgets) {
       const id = await accounts.of(payer);
-      if (amountMicro === 0 && capUser === undefined && keyBudget === undefined) return { ok: true as const };
+      const budgeted = budgets?.keyId !== undefined || budgets?.user !== undefined;
+      if (amountMicro === 0 && capUser === undefined && !budgeted) return { ok: true as const };
       const user = capUser !== undefined && payer.kind === 'app' ? { appUuid: payer.appUuid, livemode: !payer.test, address: capUser } : null;
       // A refusal reports what was available; when that was enough after all (holds settled
       // meanwhile), the reservation is tried again rather than let through unheld.
       for (let attempt = 0; ; attempt++) {
-        if (keyBudget) {
-          const budgeted = await holdWithinKeyBudget(id, keyBudget, amountMicro, requestId, user);
-          if (budgeted) return budgeted;
+        if (budgets && budgeted) {
+          const answer = await holdWithinBudgets(id, budgets, amountMicro, requestId, user);
+          if (answer) return answer;
         } else if (user) {
-          const capped = await sql.begin((tx) => holdWithinUserLimit(tx, id, user, amountMicro, requestId, null));
+          const capped = await sql.begin(async (tx) => {
+            await lockAccount(tx, id);
+            return holdWithinUserLimit(tx, id, user, amountMicro, requestId, null);
+          });
           if (capped) return capped;
         } else if (await reserve(sql, id, amountMicro, requestId, null)) {
           return { ok: true as const };
@@ -120,7 +163,7 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       }
     },
 
-    async settle(payer, _heldMicro, costMicro, usage, keyWindow) {
+    async settle(payer, _heldMicro, costMicro, usage, windows) {
       const accountId = await accounts.of(payer);
       // One statement, so one round trip and atomic: the hold ends (it may be gone already: the
       // instance that made it was taken for dead and its holds released), the account row is
@@ -148,9 +191,13 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
         ), key_spend AS (
           -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
           UPDATE api_keys SET budget_spent_micro = budget_spent_micro + (SELECT charged FROM moved)
-          WHERE key_id = ${usage.keyId} AND budget_window_start = ${keyWindow ?? null} AND (SELECT charged FROM moved) > 0
+          WHERE key_id = ${usage.keyId} AND budget_window_start = ${windows?.key ?? null} AND (SELECT charged FROM moved) > 0
         ), spend AS (
-          UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved)
+          -- One update of the user's row (a statement may not update a row twice): their spend, and
+          -- their budget's spend in the window their hold counted in (not a newer one).
+          UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved),
+            budget_spent_micro = budget_spent_micro
+              + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
           -- Spend is live money: test mode is never charged, so only live users spend.
           WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
         ), ${usageWrites(sql, usage, costMicro, 'moved')}

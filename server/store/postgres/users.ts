@@ -122,10 +122,19 @@ export function createUsersRepository(sql: Sql, ledger: Ledger, accounts: Accoun
       });
     },
 
-    async setCreditLimit(scope, address, limitMicro, at) {
+    async update(scope, address, patch, at) {
       return sql.begin(async (tx) => {
         await ensureUser(tx, scope, address, at);
-        await tx`UPDATE app_users SET credit_limit_micro = ${limitMicro} WHERE ${userIs(scope, address)}`;
+        if (patch.creditLimitMicro !== undefined) {
+          await tx`UPDATE app_users SET credit_limit_micro = ${patch.creditLimitMicro} WHERE ${userIs(scope, address)}`;
+        }
+        if (patch.budget !== undefined) {
+          // A changed budget starts afresh, as a key's does: what was spent under the old one does not count.
+          await tx`
+            UPDATE app_users SET budget_credits_micro = ${patch.budget?.limitMicro ?? null}, budget_period = ${patch.budget?.period ?? null},
+              budget_window_start = NULL, budget_spent_micro = 0
+            WHERE ${userIs(scope, address)}`;
+        }
         return read(tx, scope, address);
       });
     },

@@ -10,9 +10,14 @@ import type { AppDeletion, Store } from '../types.js';
 export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts, changed: () => void): Store['apps'] {
   const insert = db.prepare(
     `INSERT INTO apps (app_uuid, developer_id, account_id, name, app_type, default_user_credits_micro, allowed_origins,
-       rate_limit_rpm, rate_limit_tpm, user_claims, created_at, updated_at)
+       rate_limit_rpm, rate_limit_tpm, user_claims, user_budget_credits_micro, user_budget_period, created_at, updated_at)
      VALUES (@appUuid, @developerId, @accountId, @name, @appType, @defaultUserCreditsMicro, @allowedOrigins,
-       @rateLimitRpm, @rateLimitTpm, @userClaims, @at, @at)`,
+       @rateLimitRpm, @rateLimitTpm, @userClaims, @userBudgetMicro, @userBudgetPeriod, @at, @at)`,
+  );
+  // A changed default starts a fresh window for the users it applies to (those without their own),
+  // as a changed key budget does.
+  const restartDefaultWindows = db.prepare(
+    'UPDATE app_users SET budget_window_start = NULL, budget_spent_micro = 0 WHERE app_uuid = ? AND budget_credits_micro IS NULL',
   );
   const selectOne = db.prepare<[string, string], AppRow>(
     `SELECT ${APP_COLUMNS} FROM ${APP_FROM} WHERE a.app_uuid = ? AND a.developer_id = ? AND a.deleted_at IS NULL`,
@@ -67,6 +72,8 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, accou
           rateLimitRpm: app.rateLimitRpm ?? null,
           rateLimitTpm: app.rateLimitTpm ?? null,
           userClaims: app.userClaims === false ? 0 : 1,
+          userBudgetMicro: app.userBudget?.limitMicro ?? null,
+          userBudgetPeriod: app.userBudget?.period ?? null,
         });
         if (grant) ledger.post(accountId, grant);
         return byId(app.appUuid);
@@ -99,6 +106,10 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, accou
         if (patch.rateLimitRpm !== undefined) sets.push('rate_limit_rpm = @rateLimitRpm');
         if (patch.rateLimitTpm !== undefined) sets.push('rate_limit_tpm = @rateLimitTpm');
         if (patch.userClaims !== undefined) sets.push('user_claims = @userClaims');
+        if (patch.userBudget !== undefined) {
+          sets.push('user_budget_credits_micro = @userBudgetMicro', 'user_budget_period = @userBudgetPeriod');
+          restartDefaultWindows.run(appUuid);
+        }
         db.prepare(`UPDATE apps SET ${sets.join(', ')} WHERE app_uuid = @appUuid`).run({
           appUuid,
           at,
@@ -108,6 +119,8 @@ export function createAppsRepository(db: Db, ledger: Ledger, holds: Holds, accou
           rateLimitRpm: patch.rateLimitRpm,
           rateLimitTpm: patch.rateLimitTpm,
           userClaims: patch.userClaims === undefined ? undefined : patch.userClaims ? 1 : 0,
+          userBudgetMicro: patch.userBudget?.limitMicro ?? null,
+          userBudgetPeriod: patch.userBudget?.period ?? null,
         });
         return byId(appUuid);
       })();

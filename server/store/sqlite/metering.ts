@@ -4,14 +4,15 @@ import { createUsageWriter } from './usage-rows.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { flag } from '../rows.js';
-import type { KeyBudgetCheck, Payer, Store, UsageEvent } from '../types.js';
+import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type UserBudgetRow } from '../budget-standing.js';
+import type { BudgetChecks, BudgetWindows, HeldBudgets, Payer, Store, UsageEvent } from '../types.js';
 
 interface PendingSettle {
   accountId: number;
   heldMicro: number;
   costMicro: number;
   usage: UsageEvent;
-  keyWindow: string | undefined;
+  windows: BudgetWindows | undefined;
   resolve(result: { chargedMicro: number }): void;
   reject(error: unknown): void;
 }
@@ -50,9 +51,10 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   const userLimit = db.prepare<[string, 0 | 1, string], { credit_limit_micro: number | null; spent_micro: number }>(
     'SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ? AND livemode = ? AND address = ?',
   );
-  // What each capped user of a pooled app holds in requests still running (app/address →
+  // What each end user holds in requests still running (app/address →
   // micro-credits), and which request holds for whom: spend is written only at settlement.
   const userPending = createRequestHolds();
+  const userSubject = (appUuid: string, address: string) => `${appUuid}/${address}`;
   const writeUsage = createUsageWriter(db);
 
   // Key budgets: the window and what was settled in it are in the key's row; what requests in
@@ -64,22 +66,31 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   const addKeySpend = db.prepare('UPDATE api_keys SET budget_spent_micro = budget_spent_micro + ? WHERE key_id = ? AND budget_window_start = ?');
   const keyPending = createRequestHolds();
 
-  /** The key's budget as a hold of `amountMicro` now would find it; null when the key has none. */
-  const keyStanding = (check: KeyBudgetCheck) => {
-    const row = keyBudgetRow.get(check.keyId);
+  // End-user budgets (live users: test mode holds nothing): the user's own budget or their app's
+  // default, their window in their row, what their requests in flight hold in userPending.
+  const userBudgetRow = db.prepare<[string, string], UserBudgetRow>(
+    `SELECT ${USER_BUDGET_SELECT} FROM app_users u JOIN apps a ON a.app_uuid = u.app_uuid
+     WHERE u.app_uuid = ? AND u.livemode = 1 AND u.address = ?`,
+  );
+  const startUserWindow = db.prepare('UPDATE app_users SET budget_window_start = ?, budget_spent_micro = 0 WHERE app_uuid = ? AND livemode = 1 AND address = ?');
+  const addUserBudgetSpend = db.prepare(
+    'UPDATE app_users SET budget_spent_micro = budget_spent_micro + ? WHERE app_uuid = ? AND livemode = 1 AND address = ? AND budget_window_start = ?',
+  );
+
+  /** The key's budget as a hold now finds it; null when the key has none. */
+  const keyStanding = (keyId: string, windowAt: BudgetChecks['windowAt']) => {
+    const row = keyBudgetRow.get(keyId);
     if (!row || row.budget_credits_micro === null || row.budget_period === null) return null;
-    const window = check.windowAt(row.budget_period, row.budget_window_start);
-    if (!window) return null;
-    return {
-      window,
-      standing: {
-        limitMicro: row.budget_credits_micro,
-        spentMicro: window.rolled ? 0 : row.budget_spent_micro,
-        heldMicro: keyPending.of(check.keyId),
-        windowStart: window.start,
-        resetsAt: window.end,
-      },
-    };
+    const limit = { limitMicro: row.budget_credits_micro, period: row.budget_period };
+    return budgetFound(limit, { windowStart: row.budget_window_start, spentMicro: row.budget_spent_micro }, keyPending.of(keyId), windowAt);
+  };
+
+  /** The user's budget in force as a hold now finds it; null when none applies. */
+  const userStanding = (user: { appUuid: string; address: string }, windowAt: BudgetChecks['windowAt']) => {
+    const row = userBudgetRow.get(user.appUuid, user.address);
+    if (!row) return null;
+    const stored = { windowStart: row.budget_window_start, spentMicro: row.budget_spent_micro };
+    return budgetFound(userBudgetLimit(row), stored, userPending.of(userSubject(user.appUuid, user.address)), windowAt);
   };
 
   const accountOf = (payer: Payer): number => accounts.of(payer);
@@ -101,7 +112,9 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
         at: item.usage.at,
       });
       if (item.usage.address) addSpend.run(charged, item.usage.appUuid, item.usage.address);
-      if (item.keyWindow !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, item.keyWindow);
+      const { key, user } = item.windows ?? {};
+      if (key !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, key);
+      if (user !== undefined && item.usage.address) addUserBudgetSpend.run(charged, item.usage.appUuid, item.usage.address, user);
     }
     // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
     // hourly rollup is written with it.
@@ -140,17 +153,19 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   };
 
   return {
-    async hold(payer, amountMicro, requestId, capUser, keyBudget) {
-      const key = keyBudget ? keyStanding(keyBudget) : null;
-      if (key) {
-        const { limitMicro, spentMicro, heldMicro } = key.standing;
-        const left = limitMicro - spentMicro - heldMicro;
-        if (left <= 0 || amountMicro > left) return { ok: false as const, keyBudget: key.standing };
-      }
-      const cap = capUser !== undefined && payer.kind === 'app' ? userLimit.get(payer.appUuid, flag(!payer.test), capUser) : undefined;
-      const userKey = `${payer.kind === 'app' ? payer.appUuid : ''}/${capUser ?? ''}`;
-      if (cap && cap.credit_limit_micro !== null) {
-        const pending = userPending.of(userKey);
+    async hold(payer, amountMicro, requestId, capUser, budgets) {
+      // Every check and the reservation in one synchronous step: no other hold can interleave.
+      const key = budgets?.keyId ? keyStanding(budgets.keyId, budgets.windowAt) : null;
+      if (key && !budgetFits(key, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'key' as const, ...key.standing } };
+      const user = budgets?.user ? userStanding(budgets.user, budgets.windowAt) : null;
+      if (user && !budgetFits(user, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'user' as const, ...user.standing } };
+      const pooled = capUser !== undefined && payer.kind === 'app' ? { appUuid: payer.appUuid, address: capUser, live: !payer.test } : null;
+      // The end user the request is for: their holds count against their limit and their budget.
+      const spender = budgets?.user ?? pooled;
+      const subject = spender ? userSubject(spender.appUuid, spender.address) : null;
+      const cap = pooled ? userLimit.get(pooled.appUuid, flag(pooled.live), pooled.address) : undefined;
+      if (cap && cap.credit_limit_micro !== null && subject !== null) {
+        const pending = userPending.of(subject);
         if (cap.spent_micro + pending + amountMicro > cap.credit_limit_micro) {
           return { ok: false as const, userLimit: { spentMicro: cap.spent_micro, pendingMicro: pending, limitMicro: cap.credit_limit_micro } };
         }
@@ -159,20 +174,25 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
       const available = Math.max(0, balanceOf(id) - holds.of(id));
       if (amountMicro > available) return { ok: false as const, availableMicro: available };
       if (amountMicro > 0) holds.add(id, amountMicro);
-      if (cap && cap.credit_limit_micro !== null && amountMicro > 0) {
-        userPending.add(userKey, requestId, amountMicro);
+      if (subject !== null && amountMicro > 0) userPending.add(subject, requestId, amountMicro);
+      const held: HeldBudgets = {};
+      if (key && budgets?.keyId) {
+        if (key.window.rolled) startKeyWindow.run(key.window.start, budgets.keyId);
+        if (amountMicro > 0) keyPending.add(budgets.keyId, requestId, amountMicro);
+        held.key = withHold(key, amountMicro);
       }
-      if (!key || !keyBudget) return { ok: true as const };
-      if (key.window.rolled) startKeyWindow.run(key.window.start, keyBudget.keyId);
-      if (amountMicro > 0) keyPending.add(keyBudget.keyId, requestId, amountMicro);
-      return { ok: true as const, keyBudget: { ...key.standing, heldMicro: key.standing.heldMicro + amountMicro } };
+      if (user && budgets?.user) {
+        if (user.window.rolled) startUserWindow.run(user.window.start, budgets.user.appUuid, budgets.user.address);
+        held.user = withHold(user, amountMicro);
+      }
+      return key || user ? { ok: true as const, budgets: held } : { ok: true as const };
     },
 
-    settle(payer, heldMicro, costMicro, usage, keyWindow) {
+    settle(payer, heldMicro, costMicro, usage, windows) {
       const accountId = accountOf(payer);
       const settled = new Promise<{ chargedMicro: number }>((resolve, reject) => {
         if (queue.length === 0) setImmediate(flush);
-        queue.push({ accountId, heldMicro, costMicro, usage, keyWindow, resolve, reject });
+        queue.push({ accountId, heldMicro, costMicro, usage, windows, resolve, reject });
       });
       // Only once the spend is written does the user's (or key's) hold stop counting against their limit.
       return settled.finally(() => {

@@ -31,6 +31,11 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds, acco
     `INSERT INTO app_users (app_uuid, livemode, address, account_id, credit_limit_micro, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const updateLimit = db.prepare('UPDATE app_users SET credit_limit_micro = ? WHERE app_uuid = ? AND livemode = ? AND address = ?');
+  // A changed budget starts afresh, as a key's does: what was spent under the old one does not count.
+  const updateBudget = db.prepare(
+    `UPDATE app_users SET budget_credits_micro = ?, budget_period = ?, budget_window_start = NULL, budget_spent_micro = 0
+     WHERE app_uuid = ? AND livemode = ? AND address = ?`,
+  );
 
   const keyOf = (scope: AppScope, address: string): UserKey => [scope.appUuid, flag(scope.livemode), address];
 
@@ -102,10 +107,11 @@ export function createUsersRepository(db: Db, ledger: Ledger, holds: Holds, acco
       })();
     },
 
-    async setCreditLimit(scope, address, limitMicro, at) {
+    async update(scope, address, patch, at) {
       return db.transaction(() => {
         ensureUser(scope, address, at);
-        updateLimit.run(limitMicro, ...keyOf(scope, address));
+        if (patch.creditLimitMicro !== undefined) updateLimit.run(patch.creditLimitMicro, ...keyOf(scope, address));
+        if (patch.budget !== undefined) updateBudget.run(patch.budget?.limitMicro ?? null, patch.budget?.period ?? null, ...keyOf(scope, address));
         return read(scope, address);
       })();
     },

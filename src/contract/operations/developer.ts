@@ -270,7 +270,7 @@ export const developerOperations = [
     response: AppUser,
     auth: DEVELOPER,
     roles: ROLES.admin,
-    summary: 'Set a user’s credit limit (creates the user when unknown)',
+    summary: 'Set a user’s credit limit and budget (creates the user when unknown)',
   }),
 ];
 

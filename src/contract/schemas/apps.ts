@@ -10,6 +10,19 @@ export const Origin = z
   .regex(/^https?:\/\/[^/\s?#]+$/, 'must be an origin such as https://example.com (no path)')
   .describe('A CORS origin, e.g. https://example.com');
 
+/**
+ * A budget window: a UTC calendar window, or a duration that starts at the first spend after the
+ * last window ended. The server reads it with server/services/budgets.ts.
+ */
+export const BUDGET_PERIOD_PATTERN = /^(day|week|month|[1-9][0-9]{0,5}[smhd])$/;
+const BudgetPeriod = z
+  .string()
+  .regex(BUDGET_PERIOD_PATTERN, 'must be day, week, month or a duration such as 30s, 15m, 12h, 7d')
+  .describe('day, week, month (UTC calendar windows, weeks from Monday) or a duration (30s, 15m, 12h, 7d; a window starts at the first spend)');
+
+/** A budget amount as bodies accept it: credits per period, null removing the budget. */
+const BudgetCredits = (what: string) => NonNegativeCredits.nullable().optional().describe(`${what} (null: no budget)`);
+
 export const App = z.object({
   app_uuid: z.uuid(),
   name: z.string(),
@@ -23,6 +36,8 @@ export const App = z.object({
   rate_limit_rpm: z.number().int().nullable().describe('Requests per minute per key or user (null: the server default)'),
   rate_limit_tpm: z.number().int().nullable().describe('Tokens per minute per key or user (null: the server default)'),
   user_claims: z.boolean().describe('Whether the app pays its users’ daily claims and task rewards from its balance'),
+  user_budget_credits: Credits.nullable().describe('Most each end user may spend per user_budget_period, unless their own budget says otherwise (null: none)'),
+  user_budget_period: z.string().nullable().describe('The period of the users’ default budget (null: none)'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -31,6 +46,12 @@ const AppName = PlainText(100, { trim: true }).min(1).describe('App name');
 
 const RateLimit = (what: string) =>
   z.number().int().positive().max(1_000_000_000).nullish().describe(`${what} per minute per key or user (null: the server default)`);
+
+/** An app's default budget for its end users, as create and update accept it. */
+const userBudget = {
+  user_budget_credits: BudgetCredits('Most each end user may spend per user_budget_period, unless their own budget says otherwise'),
+  user_budget_period: BudgetPeriod.optional(),
+};
 
 const UserClaims = z
   .boolean()
@@ -44,6 +65,7 @@ export const AppCreateBody = z.strictObject({
   rate_limit_rpm: RateLimit('Requests'),
   rate_limit_tpm: RateLimit('Tokens'),
   user_claims: UserClaims.default(true),
+  ...userBudget,
 });
 
 export const AppUpdateBody = z.strictObject({
@@ -57,6 +79,7 @@ export const AppUpdateBody = z.strictObject({
   rate_limit_rpm: RateLimit('Requests').describe('Requests per minute per key or user (omitted: unchanged; null: the server default)'),
   rate_limit_tpm: RateLimit('Tokens').describe('Tokens per minute per key or user (omitted: unchanged; null: the server default)'),
   user_claims: UserClaims.optional(),
+  ...userBudget,
 });
 
 /**
@@ -107,19 +130,9 @@ export const ApiKey = z.object({
   expires_at: Timestamp.nullable().describe('From this instant the key is refused (null: never)'),
 });
 
-/**
- * A budget window: a UTC calendar window, or a duration that starts at the first spend after the
- * last window ended. The server reads it with server/services/budgets.ts.
- */
-export const BUDGET_PERIOD_PATTERN = /^(day|week|month|[1-9][0-9]{0,5}[smhd])$/;
-const BudgetPeriod = z
-  .string()
-  .regex(BUDGET_PERIOD_PATTERN, 'must be day, week, month or a duration such as 30s, 15m, 12h, 7d')
-  .describe('day, week, month (UTC calendar windows, weeks from Monday) or a duration (30s, 15m, 12h, 7d; a window starts at the first spend)');
-
 /** Budget and expiry, as create and update accept them. */
 const keyLimits = {
-  budget_credits: NonNegativeCredits.nullable().optional().describe('Most the key may spend per budget period (null: no budget)'),
+  budget_credits: BudgetCredits('Most the key may spend per budget period'),
   budget_period: BudgetPeriod.optional(),
   expires_at: TimestampInput.nullable().optional().describe('From this instant the key is refused (RFC 3339; null: never)'),
 };
@@ -186,12 +199,20 @@ export const AppUser = z.object({
   credits: Credits.describe('Spendable balance'),
   credit_limit: Credits.nullable().describe('Most the user may spend of a pooled app (null: no limit)'),
   spent_credits: Credits,
+  budget_credits: Credits.nullable().describe('Most the user may spend per budget period: their own budget, else the app’s default (null: none)'),
+  budget_period: z.string().nullable().describe('day, week, month (UTC) or a duration (null: no budget)'),
+  budget_source: z.enum(['user', 'app']).nullable().describe('Whose budget applies: the user’s own, or the app’s default for its users (null: none)'),
+  budget_spent_credits: Credits.nullable().describe('Spent in the current window (null: no budget)'),
+  budget_resets_at: Timestamp.nullable().describe('When the current window ends (null: no budget, or a duration window not started)'),
   created_at: Timestamp,
 });
 
 export const AppUserParams = z.strictObject({ app_uuid: AppUuid, address: Address });
 
 export const UserTopUpBody = z.strictObject({ credits: PositiveCredits.describe('Credits to add') });
+/** Omitted: unchanged. A changed budget starts a fresh window. */
 export const UserUpdateBody = z.strictObject({
-  credits: NonNegativeCredits.nullable().describe('The user’s credit limit (null removes it)'),
+  credits: NonNegativeCredits.nullable().optional().describe('The user’s credit limit on a pooled app (null removes it)'),
+  budget_credits: BudgetCredits('The user’s own budget per budget_period, overriding the app’s default for its users'),
+  budget_period: BudgetPeriod.optional(),
 });
