@@ -23,6 +23,7 @@ import { PAYMENT_MODES, type PaymentsMode } from './payments/processors.js';
 import { metricsEndpoint, metricsTokenOf } from './metrics/endpoint.js';
 import { knownTargets } from './metrics/labels.js';
 import { createMetricsObserver } from './metrics/observer.js';
+import { everyObserver, traceExportFromEnv } from './metrics/traces.js';
 import type { InferenceObserver } from './services/inference/observer.js';
 
 export interface StartOptions extends ServerSettings {
@@ -133,8 +134,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const gateway = providers ? { providers, routes: routes ?? [] } : gatewayFromConfig(env, providersFile);
   const registry = createProviderRegistry(gateway.providers, gateway.routes);
   const metricsToken = settings.metricsToken ?? metricsTokenOf(env.SVC_METRICS_TOKEN);
+  const known = knownTargets(registry);
+  const traces = traceExportFromEnv(env, { known, clock, version: VERSION });
   const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
-  const metrics = createMetricsObserver({ known: knownTargets(registry), clock, breakers: store.breakers });
+  const metrics = createMetricsObserver({ known, clock, breakers: store.breakers });
+  const observer = traces ? everyObserver([metrics.observer, traces.observer]) : metrics.observer;
   let services: Services;
   const plans = createPlanCatalog(env);
   try {
@@ -151,7 +155,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
       log,
       plans,
-      observer: metrics.observer,
+      observer,
       targets: metrics.targets,
       ...(await paymentsSetup(settings.payments, env, plans)),
     });
@@ -227,7 +231,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     store,
     database: settings.dbPath,
     services,
-    observer: metrics.observer,
+    observer,
     bootstrap,
     close() {
       closing ??= (async () => {
@@ -240,6 +244,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         clearTimeout(grace);
         await services.billingClock.stop();
         await services.responses.shutdown();
+        await traces?.shutdown();
         await Promise.all(gateway.providers.map((provider) => provider.adapter.close?.()));
         await store.close();
       })();
