@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { backfillUsageRollupsSql } from '../../../server/store/usage-backfill.js';
+import { USAGE_ROLLUPS } from '../../../server/store/usage-rollups.js';
 import { insertUsageSql, usageRowParams } from '../../../server/store/sqlite/usage-rows.js';
 import type { UsageEvent } from '../../../server/store/types.js';
 
 const DAY = 86_400_000;
-const ROLLUP_TABLES = ['usage_hourly', 'usage_hourly_models', 'usage_daily_users'];
+const ROLLUP_TABLES = USAGE_ROLLUPS.map((rollup) => rollup.table);
 
 /** A small deterministic generator (mulberry32): the same database every run. */
 function random(seed: number): () => number {
@@ -37,7 +38,8 @@ export interface FilledUsage {
  * Writes `rows` usage rows straight into a stopped server's SQLite file, spread evenly over the 30
  * days before `now` (so the reports' default window covers them all): half for the owner's app
  * (two fifths by its keys, the rest by 200 users), half for nine other apps; four models; a few
- * refusals and errors. Then builds the rollups the way migration 15 does (its backfill statement).
+ * refusals and errors; half of each input read from the prompt cache. Then builds the rollups the
+ * way migration 23 does (its backfill statement).
  */
 export function fillUsage(file: string, rows: number, now: number): FilledUsage {
   const db = new Database(file);
