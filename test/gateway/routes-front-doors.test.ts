@@ -90,6 +90,19 @@ describe('the Messages API', () => {
     ]);
   });
 
+  it('when no target answers, the usage row names the last one tried, with every try, and charges nothing', async () => {
+    claude.script(...Array.from({ length: 6 }, () => overloaded));
+    const answer = await messages('route/claudes');
+    expect(answer.status).toBe(529);
+    expect(rows).toEqual([
+      expect.objectContaining({ provider: 'claude', model: 'claude-sonnet-4-5', status: 'error', costMicro: 0, attempts: expect.any(Array) }),
+    ]);
+    expect(rows[0]!.attempts!.map((a) => `${a.model} ${a.errorClass}`)).toEqual([
+      ...Array.from({ length: 3 }, () => 'claude/claude-haiku-4-5 overloaded'),
+      ...Array.from({ length: 3 }, () => 'claude/claude-sonnet-4-5 overloaded'),
+    ]);
+  });
+
   it('streams relayed from the second target when the first fails before its first event', async () => {
     claude.script(overloaded, overloaded, overloaded);
     const response = await fetch(`${t.url}${API}/messages`, {

@@ -49,6 +49,17 @@ export function servedHeaders(plan: TargetPlan, failed: FailedAttempt[], served:
   return { ...(plan.route ? { 'x-svc-route': plan.route } : {}), 'x-svc-attempts': attemptsHeader(failed, served) };
 }
 
+/** The tries of a request that no target answered, and the last target tried (for its usage row). */
+export interface Unserved {
+  failed: FailedAttempt[];
+  last: ResolvedModel | null;
+}
+
+const unserved = new WeakMap<object, Unserved>();
+
+/** What the routing tried before it gave up with `error` (null for any other error). */
+export const unservedBy = (error: unknown): Unserved | null => (typeof error === 'object' && error !== null ? (unserved.get(error) ?? null) : null);
+
 /** The answer of a target, which one it was, and the tries that failed before it. */
 export interface Served<T> {
   value: T;
@@ -98,6 +109,12 @@ export function createRouting(options: RoutingOptions) {
       const failed: FailedAttempt[] = [];
       let waited = 0;
       let lastError: unknown = null;
+      let last: ResolvedModel | null = null;
+      /** The error the request ends with, with the routing headers and what was tried. */
+      const giveUp = (error: unknown) => {
+        if (typeof error === 'object' && error !== null) unserved.set(error, { failed, last });
+        return withHeaders(error, servedHeaders(plan, failed, null));
+      };
       /** After a context-length failure: only a target with a larger window may take the request. */
       let windowAbove: number | null = null;
       for (const target of plan.targets) {
@@ -124,6 +141,7 @@ export function createRouting(options: RoutingOptions) {
             if (signal.aborted) throw error;
             const verdict = verdictOf(error);
             const latencyMs = now() - attemptStart;
+            last = target;
             observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: verdict.failure, latencyMs, retry: repeat > 0, fallback });
             failed.push({ model: id, errorClass: verdict.failure, latencyMs });
             lastError = error;
@@ -133,7 +151,7 @@ export function createRouting(options: RoutingOptions) {
             }
             // A probe refused for the request's own sake (a caller's error, a window too small) found the target alive.
             else if (admission === 'probe') await breakers.succeeded(id);
-            if (!verdict.moveOn) throw withHeaders(error, servedHeaders(plan, failed, null));
+            if (!verdict.moveOn) throw giveUp(error);
             if (verdict.failure === 'context_length') {
               if (target.entry.contextLength !== null) windowAbove = Math.max(windowAbove ?? 0, target.entry.contextLength);
               break;
@@ -148,7 +166,7 @@ export function createRouting(options: RoutingOptions) {
           }
         }
       }
-      throw withHeaders(lastError ?? allSkipped(plan, failed, breakers.policy.cooldownMs), servedHeaders(plan, failed, null));
+      throw giveUp(lastError ?? allSkipped(plan, failed, breakers.policy.cooldownMs));
     },
   };
 }

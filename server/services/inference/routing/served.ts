@@ -1,13 +1,14 @@
 import type { ResolvedModel } from '../../../providers/registry.js';
 import type { Meter } from '../meter.js';
-import { servedHeaders, type Routing, type Served, type TargetPlan } from './runner.js';
+import { servedHeaders, unservedBy, type Routing, type Served, type TargetPlan } from './runner.js';
 
 /** Sets a header on the answer, while it has not been sent (a background response's has). */
 export type AnswerHeader = (name: string, value: string) => void;
 
 /**
  * Runs a metered request over its plan: the meter (already holding for the dearest target) is
- * settled at no cost when no target answers, else told which target answered; the answer's
+ * settled at no cost when no target answers (the row naming the last one tried), else told which
+ * target answered; the answer's
  * headers say which targets were tried (`x-svc-route`, `x-svc-attempts`).
  */
 export async function serveMetered<T>(
@@ -22,6 +23,9 @@ export async function serveMetered<T>(
   try {
     served = await routing.run(plan, signal, attempt);
   } catch (error) {
+    // The usage row of a request no target answered names the last one tried, and every try.
+    const tried = unservedBy(error);
+    if (tried?.last) meter.serve(tried.last.entry, tried.failed);
     await meter.failed(error, signal);
     throw error;
   }
