@@ -1,19 +1,15 @@
 import type { Clock } from '../../../clock.js';
 import { ApiError } from '../../../errors.js';
 import type { Requested, ResolvedModel } from '../../../providers/registry.js';
-import type { BreakerStore } from '../../../store/types.js';
+import type { BreakerStore, UsageAttempt } from '../../../store/types.js';
 import { nobodyWatching, type InferenceObserver } from '../observer.js';
 import { clockSleep, DEFAULT_RETRY, waitBefore, type RetryPolicy, type Sleep } from './backoff.js';
 import { createBreakers, type BreakerPolicy } from './breakers.js';
 import { createLatencyOrder, createRotation } from './plan.js';
 import { verdictOf } from './policy.js';
 
-/** One try of one target that did not answer: which, why (its error class), and how long it took. */
-export interface FailedAttempt {
-  model: string;
-  errorClass: string;
-  latencyMs: number;
-}
+/** One try of one target that did not answer: which, why (its error class), and how long it took, as the usage row keeps it. */
+export type FailedAttempt = UsageAttempt;
 
 /** The targets of one request in the order to try them, and what names them in headers and metrics. */
 export interface TargetPlan {
