@@ -34,6 +34,8 @@ export type AppFields = Body<'developer.apps.create'>;
 export type AppChanges = Body<'developer.apps.update'>;
 export type AppDisposal = Body<'developer.apps.delete'>;
 export type KeyFields = Body<'developer.apps.api-keys.create'>;
+export type KeyChanges = Body<'developer.apps.api-keys.update'>;
+export type UserChanges = Body<'developer.apps.users.update'>;
 export type PlanChoice = Body<'subscriptions.upgrade'>;
 export type Granularity = AppUsage['granularity'];
 
@@ -60,12 +62,15 @@ export interface DashboardApi {
   keys(appUuid: string): Promise<Page<ApiKey>>;
   createKey(appUuid: string, fields: KeyFields): Promise<CreatedKey>;
   deleteKey(appUuid: string, keyId: string): Promise<void>;
+  /** Changes a key's budget or expiry (omitted: unchanged; null: none). */
+  updateKey(appUuid: string, keyId: string, changes: KeyChanges): Promise<ApiKey>;
   /** Whether the dashboard signs in with this key (deleting it would lock the dashboard out). */
   signedInWith(key: ApiKey): boolean;
 
   users(appUuid: string): Promise<Page<AppUser>>;
   topUp(appUuid: string, address: string, credits: number): Promise<AppUser>;
-  setLimit(appUuid: string, address: string, credits: number | null): Promise<AppUser>;
+  /** Changes a user's credit limit or own budget (omitted: unchanged; null: none). */
+  updateUser(appUuid: string, address: string, changes: UserChanges): Promise<AppUser>;
 
   usage(appUuid: string, window: UsageWindow, granularity: Granularity): Promise<AppUsage>;
   topUsers(appUuid: string, window: UsageWindow, limit: number): Promise<UserUsage[]>;

@@ -46,6 +46,8 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
     createKey: (appUuid, fields) => client.call(op('developer.apps.api-keys.create'), { params: app(appUuid), body: fields }),
     // A listed key shows only its public prefix; the secret starts with it.
     signedInWith: (key) => apiKey !== undefined && apiKey.startsWith(key.prefix.replace(/…$/, '')),
+    updateKey: (appUuid, keyId, changes) =>
+      client.call(op('developer.apps.api-keys.update'), { params: { app_uuid: appUuid, key_id: keyId }, body: changes }),
     async deleteKey(appUuid, keyId) {
       await client.call(op('developer.apps.api-keys.delete'), { params: { app_uuid: appUuid, key_id: keyId } });
     },
@@ -54,8 +56,7 @@ export function createDashboardApi({ client, operations, apiKey }: DashboardApiO
       readPages((offset) => client.call(op('developer.apps.users.list'), { params: app(appUuid), query: { limit: 200, offset } })),
     topUp: (appUuid, address, credits) =>
       client.call(op('developer.apps.users.top-up'), { params: user(appUuid, address), body: { credits } }),
-    setLimit: (appUuid, address, credits) =>
-      client.call(op('developer.apps.users.update'), { params: user(appUuid, address), body: { credits } }),
+    updateUser: (appUuid, address, changes) => client.call(op('developer.apps.users.update'), { params: user(appUuid, address), body: changes }),
 
     usage: (appUuid, window, granularity) =>
       client.call(op('developer.apps.usage'), {

@@ -93,8 +93,15 @@ export const screenBindings = {
     copyBinding,
     refreshBinding,
   ],
-  keys: [letter('n', 'create', 'new key'), deleteBinding, copyBinding, refreshBinding],
-  users: [letter('t', 'topUp', 'top up'), letter('l', 'limit', 'set limit'), letter('n', 'add', 'add a user'), copyBinding, refreshBinding],
+  keys: [letter('n', 'create', 'new key'), letter('b', 'budget', 'budget & expiry'), deleteBinding, copyBinding, refreshBinding],
+  users: [
+    letter('t', 'topUp', 'top up'),
+    letter('l', 'limit', 'set limit'),
+    letter('b', 'budget', 'set budget'),
+    letter('n', 'add', 'add a user'),
+    copyBinding,
+    refreshBinding,
+  ],
   usage: [
     letter('m', 'metric', 'credits/requests'),
     letter('g', 'granularity', 'per day/hour'),

@@ -23,12 +23,13 @@ describe('the Keys screen', () => {
     dash.expectFits();
   });
 
-  it('lists the keys of the selected app: name, kind, prefix, last use', async () => {
+  it('lists the keys of the selected app: name, kind, prefix, budget, last use', async () => {
     const { app, dash } = await onKeyring();
     await createKey(t, app.app_uuid, { name: 'ci', is_test: true });
     dash.press('r');
     await dash.shows('ci');
-    expect(dash.line('ci')).toMatch(/ci\s+test\s+inference\s+svc_test_\w{4}…\s+2026-03-01\s+never/);
+    expect(dash.line('ci')).toMatch(/ci\s+test\s+inference\s+svc_test_\w{4}…\s+—\s+never/);
+    await dash.shows('ci: no budget · never expires');
   });
 
   it('creates a test key and shows its secret once, with the warning', async () => {
@@ -120,6 +121,38 @@ describe('the Keys screen', () => {
     await dash.shows('Deleted the key old.');
     await dash.shows('Keyring has no keys.');
     expect(await keysOf(app.app_uuid)).toEqual([]);
+  });
+
+  it('shows a key’s budget, spent, reset and expiry, and sets and removes them with b', async () => {
+    const { app, dash } = await onKeyring();
+    const key = await createKey(t, app.app_uuid, { name: 'ci', budget_credits: 20, budget_period: 'week', expires_at: '2026-06-30T00:00:00Z' });
+    dash.press('r');
+    await dash.shows(/ci\s+live\s+inference\s+svc_live_\w{4}…\s+0\/20 week\s+never/);
+    await dash.shows('ci: 0 of 20 spent per week, resets 2026-03-02 00:00 UTC · expires 2026-06-30');
+    dash.expectFits();
+
+    dash.press('b');
+    await dash.shows('Budget and expiry of ci');
+    dash.press(KEY.ctrlU);
+    dash.type('5');
+    dash.press(KEY.enter, KEY.ctrlU);
+    dash.type('fortnight');
+    dash.press(KEY.enter, KEY.enter);
+    await dash.shows(/✖ .*budget_period|✖ .*day, week, month/);
+    dash.press(KEY.ctrlU);
+    dash.type('12h');
+    dash.press(KEY.enter, KEY.ctrlU);
+    dash.type('2026-12-31T23:59:59Z');
+    dash.press(KEY.enter);
+    await dash.shows('ci: 0 of 5 spent per 12h, window starts at next spend · expires 2026-12-31.');
+    const changed = (await keysOf(app.app_uuid)).find((k) => k.key_id === key.key_id);
+    expect(changed).toMatchObject({ budget_credits: 5, budget_period: '12h', expires_at: '2026-12-31T23:59:59.000Z' });
+
+    dash.press('b');
+    await dash.shows('Budget and expiry of ci');
+    dash.press(KEY.ctrlU, KEY.enter, KEY.enter, KEY.ctrlU, KEY.enter);
+    await dash.shows('ci: no budget · never expires.');
+    expect((await keysOf(app.app_uuid)).find((k) => k.key_id === key.key_id)).toMatchObject({ budget_credits: null, expires_at: null });
   });
 
   it('an error while creating stays in the dialog; the screen goes on', async () => {

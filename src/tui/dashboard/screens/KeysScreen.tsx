@@ -3,7 +3,8 @@ import { PageTable } from '../components/PageTable.js';
 import type { Column } from '../components/Table.js';
 import { day } from '../format.js';
 import type { ScreenProps } from '../session.js';
-import { useKeysScreen } from './keys.js';
+import { budgetCell } from './budget.js';
+import { keyLimits, useKeysScreen } from './keys.js';
 import { NoApp } from './NoApp.js';
 
 const COLUMNS: Column[] = [
@@ -11,14 +12,15 @@ const COLUMNS: Column[] = [
   { title: 'Kind', width: 4 },
   { title: 'Role', width: 9 },
   { title: 'Prefix', width: 15 },
-  { title: 'Created', width: 10 },
+  { title: 'Budget', width: 14 },
   { title: 'Last used', width: 10 },
 ];
 
 export function KeysScreen({ session, width, height }: ScreenProps) {
-  const screen = useKeysScreen(session, height - 3);
+  const screen = useKeysScreen(session, height - 4);
   session.registerKeys('keys', screen.handle, () => screen.list[screen.cursor.current()]);
   if (!screen.app) return <NoApp session={session} />;
+  const selected = screen.list[screen.cursor.current()];
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
@@ -30,13 +32,16 @@ export function KeysScreen({ session, width, height }: ScreenProps) {
         what="keys"
         empty={`${screen.app.name} has no keys. Press n to create one.`}
         columns={COLUMNS}
-        cells={(key) => [key.name, key.is_test ? 'test' : 'live', key.role, key.prefix, day(key.created_at), key.last_used_at ? day(key.last_used_at) : 'never']}
+        cells={(key) => [key.name, key.is_test ? 'test' : 'live', key.role, key.prefix, budgetCell(key), key.last_used_at ? day(key.last_used_at) : 'never']}
         cursor={screen.cursor.index}
-        height={height - 1}
+        height={height - 2}
         width={width}
         filter={session.state.filters.keys}
         rows={screen.list}
       />
+      <Text dimColor wrap="truncate-end">
+        {selected ? `${selected.name}: ${keyLimits(selected)}` : ' '}
+      </Text>
     </Box>
   );
 }

@@ -71,6 +71,31 @@ describe('the Users screen', () => {
     expect((await t.call('GET', appPath(app.appUuid, 'users', address))).body.credit_limit).toBeNull();
   });
 
+  it('shows the selected user’s budget, the app’s default or their own, and sets and clears their own with b', async () => {
+    const { app, dash } = await onUsers('Budgeted');
+    expect((await t.call('PATCH', appPath(app.appUuid), { body: { user_budget_credits: 20, user_budget_period: 'day' } })).status).toBe(200);
+    const address = randomAddress().toLowerCase();
+    await topUp(app.appUuid, address, 10);
+    dash.press('r');
+    await dash.shows('Budget: 0 of 20 spent per day, resets 2026-03-02 00:00 UTC (app default)');
+    dash.expectFits();
+
+    dash.press('b');
+    await dash.shows(`Budget of ${address}`);
+    dash.type('3');
+    dash.press(KEY.enter, KEY.ctrlU);
+    dash.type('week');
+    dash.press(KEY.enter);
+    await dash.shows('Budget: 0 of 3 spent per week, resets 2026-03-02 00:00 UTC (own).');
+    expect((await t.call('GET', appPath(app.appUuid, 'users', address))).body).toMatchObject({ budget_credits: 3, budget_period: 'week', budget_source: 'user' });
+
+    dash.press('b');
+    await dash.shows(`Budget of ${address}`);
+    dash.press(KEY.ctrlU, KEY.enter, KEY.enter);
+    await dash.shows('Budget: 0 of 20 spent per day, resets 2026-03-02 00:00 UTC (app default).');
+    expect((await t.call('GET', appPath(app.appUuid, 'users', address))).body).toMatchObject({ budget_credits: 20, budget_source: 'app' });
+  });
+
   it('a top-up the app balance cannot cover is refused inside the dialog; Esc leaves it', async () => {
     const { dash } = await onUsers('Broke', { balanceCredits: 0 });
     dash.press('n');

@@ -4,7 +4,7 @@ import type { Column } from '../components/Table.js';
 import { credits } from '../format.js';
 import type { ScreenProps } from '../session.js';
 import { NoApp } from './NoApp.js';
-import { useUsersScreen } from './users.js';
+import { userBudget, useUsersScreen } from './users.js';
 
 const COLUMNS: Column[] = [
   { title: 'Address' },
@@ -14,10 +14,11 @@ const COLUMNS: Column[] = [
 ];
 
 export function UsersScreen({ session, width, height }: ScreenProps) {
-  const screen = useUsersScreen(session, height - 3);
+  const screen = useUsersScreen(session, height - 4);
   session.registerKeys('users', screen.handle, () => screen.list[screen.cursor.current()]);
   if (!screen.app) return <NoApp session={session} />;
   const page = screen.resource.status === 'ready' ? screen.resource.data : null;
+  const selected = screen.list[screen.cursor.current()];
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
@@ -37,11 +38,14 @@ export function UsersScreen({ session, width, height }: ScreenProps) {
           credits(user.spent_credits),
         ]}
         cursor={screen.cursor.index}
-        height={height - 1}
+        height={height - 2}
         width={width}
         filter={session.state.filters.users}
         rows={screen.list}
       />
+      <Text dimColor wrap="truncate-end">
+        {selected ? `Budget: ${userBudget(selected)}` : ' '}
+      </Text>
     </Box>
   );
 }

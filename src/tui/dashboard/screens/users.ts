@@ -10,11 +10,18 @@ import { useCursor } from '../use-cursor.js';
 import { filterRows } from '../filter.js';
 import { SORT_KEYS, sortRows } from '../sorting.js';
 import { dataOf } from '../use-resource.js';
+import { budgetFields, budgetSentence, readBudget } from './budget.js';
 import { useAppResource } from './use-app-resource.js';
 
 const CREDITS_HINT = '1 credit = $0.01';
 
-/** The selected app's users with their balance, limit and spend: top up, set a limit, add one. */
+/** A user's budget in words: what is spent of it and when it resets, and whose it is. */
+export function userBudget(user: AppUser): string {
+  if (user.budget_source === null) return 'no budget';
+  return `${budgetSentence(user)} (${user.budget_source === 'user' ? 'own' : 'app default'})`;
+}
+
+/** The selected app's users with their balance, limit, budget and spend: top up, set a limit or a budget, add one. */
 export function useUsersScreen(session: DashboardSession, visibleRows: number) {
   const { api } = session;
   const { app, resource, reload } = useAppResource(session, (selected) => session.api.users(selected.app_uuid));
@@ -54,10 +61,20 @@ export function useUsersScreen(session: DashboardSession, visibleRows: number) {
       [{ name: 'credits', label: 'Limit', initial: user.credit_limit === null ? '' : String(user.credit_limit), hint: `most the user may spend of a pooled app (${CREDITS_HINT}); empty: no limit` }],
       'save',
       async (values) => {
-        const after = await api.setLimit(target.app_uuid, user.address, readOptionalNumber(values, 'credits', 'Limit'));
+        const after = await api.updateUser(target.app_uuid, user.address, { credits: readOptionalNumber(values, 'credits', 'Limit') });
         return after.credit_limit === null ? `${after.address} has no limit now.` : `${after.address} may spend up to ${credits(after.credit_limit)} credits.`;
       },
     );
+
+  // The form starts from the user's own budget: empty means the app's default for its users.
+  const budget = (target: SelectedApp, user: AppUser) => {
+    const own = user.budget_source === 'user' ? user : { ...user, budget_credits: null, budget_period: null };
+    return form(`Budget of ${user.address}`, budgetFields(own, 'the app’s default for its users'), 'save', async (values) => {
+      const changes = readBudget(values, own);
+      const after = Object.keys(changes).length > 0 ? await api.updateUser(target.app_uuid, user.address, changes) : user;
+      return `Budget: ${userBudget(after)}.`;
+    });
+  };
 
   const handle = (action: ScreenAction<'users'>) => {
     if (cursor.move(action) || !app) return;
@@ -67,6 +84,7 @@ export function useUsersScreen(session: DashboardSession, visibleRows: number) {
     if (!current) return;
     if (action === 'topUp' || action === 'select') return session.openModal(topUp(app, current));
     if (action === 'limit') return session.openModal(limit(app, current));
+    if (action === 'budget') return session.openModal(budget(app, current));
     if (action === 'copy') return session.copy({ field: 'address', value: current.address });
   };
 
