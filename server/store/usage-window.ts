@@ -1,12 +1,8 @@
 import type { UsageFilter } from './types.js';
 
 /**
- * Usage reports read rollups, written in the same transaction as each usage row, instead of
- * scanning usage rows:
- * - `usage_hourly`: per UTC hour, app, user, key and model (a user's own reports);
- * - `usage_hourly_models`: per UTC hour, app and model (an app's reports by model and by time);
- * - `usage_daily_users`: per UTC day, app and user (an app's report per user: users × days, where
- *   users × hours would be nearly as many rows as the usage itself).
+ * Usage reports read rollups (usage-rollups.ts: per UTC hour or day, app and mode, and user, key
+ * or model), written in the same transaction as each usage row, instead of scanning usage rows.
  *
  * Answers stay exact to the millisecond. A window [start, end] is read as the rollups of the
  * whole days and hours from the first hour boundary at or after `start` to the end of the hour
