@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { budgetWindowAt, parseBudgetPeriod } from '../../server/services/budgets.js';
 import { API, appPath, createKey, createOwnerApp, expectApiError, expectStatus, useTestServer } from '../helpers/api.js';
-import { pricedProvider } from '../helpers/providers.js';
+import { burstBehindGates } from '../helpers/budget-burst.js';
+import { gatedEcho, pricedProvider } from '../helpers/providers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const t = useTestServer({ providers: [pricedProvider()] });
 
-const chat = (key: string, content = 'pay') =>
-  t.call('POST', `${API}/chat/completions`, { key, body: { model: 'paid/echo', max_tokens: 10, messages: [{ role: 'user', content }] } });
+const chat = (key: string, content = 'pay', server: TestServer = t) =>
+  server.call('POST', `${API}/chat/completions`, { key, body: { model: 'paid/echo', max_tokens: 10, messages: [{ role: 'user', content }] } });
 
 /** A funded app and a live inference key of it with these limits. */
 async function budgetedKey(limits: Record<string, unknown>) {
@@ -15,8 +17,8 @@ async function budgetedKey(limits: Record<string, unknown>) {
   return { appUuid: app.appUuid, keyId: key.key_id as string, secret: key.secret as string };
 }
 
-async function keyOf(appUuid: string, keyId: string) {
-  const listed = await t.call('GET', appPath(appUuid, 'api-keys'));
+async function keyOf(appUuid: string, keyId: string, server: TestServer = t) {
+  const listed = await server.call('GET', appPath(appUuid, 'api-keys'));
   expectStatus(listed, 200);
   return (listed.body.data as { key_id: string }[]).find((key) => key.key_id === keyId) as Record<string, unknown>;
 }
@@ -118,17 +120,25 @@ describe('key budgets', () => {
     expectStatus(await chat(key.secret), 200);
   });
 
-  it('40 requests at once against a budget that pays for 5 serve at most 5', async () => {
-    const { cost } = await measure();
-    const key = await budgetedKey({ budget_credits: 5 * cost, budget_period: 'month' });
-    const answers = await Promise.all(Array.from({ length: 40 }, () => chat(key.secret)));
-    const served = answers.filter((answer) => answer.status === 200).length;
-    for (const answer of answers) if (answer.status !== 200) expectApiError(answer, 402, { code: 'budget_exceeded' });
-    expect(served).toBeGreaterThanOrEqual(1);
-    expect(served).toBeLessThanOrEqual(5);
-    const after = await keyOf(key.appUuid, key.keyId);
-    expect(after.budget_spent_credits).toBeCloseTo(served * cost, 6);
-    expect(after.budget_spent_credits as number).toBeLessThanOrEqual(5 * cost);
+  it('40 requests at once against a budget that pays for 5 holds: exactly 5 served, never past it', async () => {
+    const { held } = await measure();
+    // Behind a shut gate: all 40 are held or refused before any is served and settled.
+    const gate = gatedEcho();
+    const server = await startTestServer({ providers: [pricedProvider(gate.adapter)] });
+    try {
+      const app = await createOwnerApp(server, { balanceCredits: 1000 });
+      const key = await createKey(server, app.appUuid, { name: 'burst', budget_credits: 5 * held, budget_period: 'month' });
+      const { admitted, answers } = await burstBehindGates([gate], () => chat(key.secret as string, 'pay', server));
+      expect(admitted).toBe(5);
+      for (const answer of answers) if (answer.status !== 200) expectApiError(answer, 402, { code: 'budget_exceeded' });
+      const charged = answers.filter((answer) => answer.status === 200).reduce((sum, answer) => sum + (answer.body.usage.cost as number), 0);
+      const after = await keyOf(app.appUuid, key.key_id as string, server);
+      expect(after.budget_spent_credits).toBeCloseTo(charged, 6);
+      expect(after.budget_spent_credits as number).toBeLessThanOrEqual(5 * held);
+      expect(await server.server.store.credits.check()).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('update changes the budget (a fresh window) and the expiry; null removes them', async () => {
