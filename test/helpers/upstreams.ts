@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.js';
 import { startFakeOpenAI } from '../fixtures/fake-openai.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer } from './server.js';
 
 export const FAKE_ANTHROPIC_KEY = 'anthropic-test-key';
 
@@ -24,6 +26,35 @@ export async function startFakeUpstreams(providers: (urls: { openai: string; ant
     close: async () => {
       await openai.close();
       await anthropic.close();
+    },
+  };
+}
+
+/**
+ * A test server in front of the fake upstreams for a whole test file, `providers` as
+ * startFakeUpstreams takes them: started before the file's tests, closed after them.
+ */
+export function useServerOnFakeUpstreams(providers: Parameters<typeof startFakeUpstreams>[0], options: Parameters<typeof startTestServer>[0] = {}) {
+  let upstreams: Awaited<ReturnType<typeof startFakeUpstreams>> | undefined;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    upstreams = await startFakeUpstreams(providers);
+    server = await startTestServer({ ...options, providersFile: upstreams.file, env: { ...options.env, ...upstreams.env } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstreams?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the server on fake upstreams exists only inside the file’s tests');
+    return value;
+  };
+  return {
+    get t() {
+      return started(server);
+    },
+    get upstreams() {
+      return started(upstreams);
     },
   };
 }

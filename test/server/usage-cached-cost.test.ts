@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { microToCredits } from '../../server/store/money.js';
 import { API, appPath, createOwnerApp, expectStatus } from '../helpers/api.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { startFakeUpstreams } from '../helpers/upstreams.js';
+import { useServerOnFakeUpstreams } from '../helpers/upstreams.js';
 
 /**
  * Cached tokens and cost in the usage reports (#23): an Anthropic turn that writes the prompt
@@ -13,32 +12,22 @@ import { startFakeUpstreams } from '../helpers/upstreams.js';
  * Prices, USD per million (× 100 = micro-credits a token): claude-sonnet-4-5 3 input, 0.3 cache
  * read, 3.75 five-minute write, 15 output; gpt-fake 2 input, 0.5 cached input, 8 output.
  */
-let upstreams: Awaited<ReturnType<typeof startFakeUpstreams>>;
-let t: TestServer;
-
-beforeAll(async () => {
-  upstreams = await startFakeUpstreams((urls) => [
-    {
-      id: 'claude',
-      type: 'anthropic',
-      base_url: urls.anthropic,
-      api_key_env: 'FAKE_ANTHROPIC_KEY',
-      models: [{ id: 'claude-sonnet-4-5', input_price: 3, cached_input_price: 0.3, cache_write_price: 3.75, output_price: 15, context_length: 200_000 }],
-    },
-    {
-      id: 'acme',
-      type: 'openai',
-      base_url: urls.openai,
-      api_key_env: 'FAKE_OPENAI_KEY',
-      models: [{ id: 'gpt-fake', input_price: 2, cached_input_price: 0.5, output_price: 8, context_length: 200_000, max_output_tokens: 100 }],
-    },
-  ]);
-  t = await startTestServer({ providersFile: upstreams.file, env: upstreams.env });
-});
-afterAll(async () => {
-  await t?.close();
-  await upstreams?.close();
-});
+const server = useServerOnFakeUpstreams((urls) => [
+  {
+    id: 'claude',
+    type: 'anthropic',
+    base_url: urls.anthropic,
+    api_key_env: 'FAKE_ANTHROPIC_KEY',
+    models: [{ id: 'claude-sonnet-4-5', input_price: 3, cached_input_price: 0.3, cache_write_price: 3.75, output_price: 15, context_length: 200_000 }],
+  },
+  {
+    id: 'acme',
+    type: 'openai',
+    base_url: urls.openai,
+    api_key_env: 'FAKE_OPENAI_KEY',
+    models: [{ id: 'gpt-fake', input_price: 2, cached_input_price: 0.5, output_price: 8, context_length: 200_000, max_output_tokens: 100 }],
+  },
+]);
 
 interface AnthropicUsage {
   input_tokens: number;
@@ -65,6 +54,7 @@ const sum = <T>(items: T[], of: (item: T) => number) => items.reduce((total, ite
 
 describe('usage reports show cached tokens and what they cost', () => {
   it('an Anthropic cache write and read and an OpenAI cached turn: counts and credits in every report', async () => {
+    const { t } = server;
     const app = await createOwnerApp(t, { balanceCredits: 500 });
     const key = (await t.server.services.apiKeys.create(app.appUuid, { name: 'cache', is_test: false, role: 'inference' })).secret;
     const balanceMicro = async () => Math.round((await t.call('GET', `${API}/credits/balance`, { key })).body.credits * 1_000_000);
