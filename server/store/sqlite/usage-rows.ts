@@ -31,10 +31,10 @@ export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
 /** Writes one usage row and its rollups; run it inside a transaction. */
 export function createUsageWriter(db: Db): (row: UsageEvent & { chargedMicro: number }) => void {
   const insert = db.prepare(insertUsageSql);
-  // The row just inserted, read back by its rowid: the rollups take their values from its columns.
-  const addToRollups = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = last_insert_rowid()')));
+  // The row just inserted, read back by its id: the rollups take their values from its columns.
+  const addToRollups = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = @id')));
   return (row) => {
-    insert.run(usageRowParams(row));
-    for (const add of addToRollups) add.run();
+    const id = insert.run(usageRowParams(row)).lastInsertRowid;
+    for (const add of addToRollups) add.run({ id });
   };
 }
