@@ -173,7 +173,7 @@ describe('the chat screen', () => {
     await chat.ask('what is the capital of France?');
     expect(chat.screen()).toContain('› what is the capital of France?');
     expect(chat.screen()).toContain('Echo — you said:');
-    await vi.waitFor(() => expect(chat.status()).toMatch(/^local\/echo · [1-9]\d* tokens · 0 credits · session 0 · balance 100\b/));
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^local\/echo · [1-9]\d* tokens · 0 credits · balance 100 · session 0\b/));
   });
 
   it('a chunk that ends in Enter is typing, then Enter', async () => {
@@ -248,7 +248,7 @@ describe('cancelling and leaving', () => {
     await chat.shows(/partial answer[\s\S]*Esc cancels/);
     chat.press(KEY.esc);
     await chat.shows(/\(cancelled\)/);
-    await vi.waitFor(() => expect(chat.status()).toMatch(/credits · session [\d.]+ · balance/));
+    await vi.waitFor(() => expect(chat.status()).toMatch(/credits · balance [\d.]+ · session [\d.]+/));
     const after = await balanceOf();
     expect(after.held_credits).toBe(0);
     const charged = Number(/tokens · ([\d.]+) credits/.exec(chat.status())?.[1]);
@@ -796,7 +796,7 @@ describe('what a session spends', () => {
     const chat = openChat({ on: priced, settings: { model: 'paid/echo', toolsEnabled: false } });
     await chat.shows(`balance ${before}`);
     await chat.ask('one');
-    await vi.waitFor(() => expect(chat.status()).toMatch(/^paid\/echo · \d+ tokens · [\d.]+ credits · session [\d.]+ · balance/));
+    await vi.waitFor(() => expect(chat.status()).toMatch(/^paid\/echo · \d+ tokens · [\d.]+ credits · balance [\d.]+ · session [\d.]+/));
     const first = Number(/tokens · ([\d.]+) credits/.exec(chat.status())?.[1]);
     expect(first).toBeGreaterThan(0);
     await chat.ask('two');

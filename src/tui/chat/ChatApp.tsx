@@ -25,7 +25,7 @@ import {
   type Editor,
 } from '../shared/editor.js';
 import { actionFor, approvalKeyBindings, bindingFor, pickerKeyBindings } from './keys.js';
-import { useChatSession, type ChatDeps } from './session.js';
+import { liveRoom, useChatSession, type ChatDeps } from './session.js';
 import { completions, runSlash } from './slash-commands.js';
 import { completePath } from './path-complete.js';
 import { Picker } from './components/Picker.js';
@@ -228,6 +228,8 @@ export function ChatApp(deps: ChatDeps) {
         printed={state.livePrinted}
         busy={state.busy}
         width={width}
+        columns={columns}
+        maxRows={liveRoom(rows, session.settings.liveRows, state.approval !== null)}
         continues={state.liveContinues && !state.liveGap}
       />
       {state.approval ? <ApprovalDialog approval={state.approval} /> : null}

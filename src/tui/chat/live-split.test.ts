@@ -1,8 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { planCommit, renderUnprinted, rowsOf } from './live-split.js';
+import { planCommit, renderUnprinted, rowsOf, type CommitPlan } from './live-split.js';
 import { renderMarkdown } from './markdown.js';
 
 const room = { width: 40, columns: 42, maxRows: 6, printed: '' };
+
+/**
+ * Streams `text` a few characters at a time through planCommit as the chat does, and returns
+ * what reached the scrollback (each piece rendered as the transcript renders it) and what is live at the end.
+ */
+function stream(text: string, options = room, step = 7): string {
+  const printedOut: string[] = [];
+  let live = '';
+  let printed = '';
+  let gapBefore = false;
+  const put = (rendered: string, gap: boolean) => {
+    if (rendered === '') return;
+    printedOut.push(gap ? `\n${rendered}` : rendered);
+  };
+  const drain = () => {
+    for (let plan: CommitPlan | null = planCommit(live, { ...options, printed }); plan; plan = planCommit(live, { ...options, printed })) {
+      if (plan.kind === 'keep') {
+        put(renderUnprinted(plan.through, printed, options.width, true), gapBefore);
+        gapBefore = false;
+        printed = plan.printed ?? plan.through;
+        if (plan.live !== undefined) live = plan.live;
+      } else {
+        put(renderUnprinted(plan.commit, printed, options.width), gapBefore);
+        gapBefore = plan.gap;
+        printed = '';
+        live = plan.rest;
+      }
+    }
+  };
+  for (let i = 0; i < text.length; i += step) {
+    live += text.slice(i, i + step);
+    drain();
+  }
+  put(renderUnprinted(live, printed, options.width), gapBefore);
+  return printedOut.join('\n');
+}
 
 describe('planCommit: what of a streaming answer goes to the scrollback now', () => {
   it('keeps a short block live', () => {
@@ -10,34 +46,47 @@ describe('planCommit: what of a streaming answer goes to the scrollback now', ()
   });
 
   it('moves every finished block at once, keeping the one still being written', () => {
+    // The last line may yet turn the block before into something else (a list item, say): that one waits too.
     expect(planCommit('first para\n\nsecond para\n\nthird, still go', room)).toEqual({
       kind: 'text',
+      commit: 'first para',
+      rest: 'second para\n\nthird, still go',
+      gap: true,
+    });
+    expect(planCommit('first para\n\nsecond para\n\nthird, still going\n', room)).toEqual({
+      kind: 'text',
       commit: 'first para\n\nsecond para',
-      rest: 'third, still go',
+      rest: 'third, still going\n',
       gap: true,
     });
   });
 
-  it('does not treat a blank line as finished while it may still be the last line', () => {
-    expect(planCommit('para\n', room)).toBeNull();
+  it('a list followed by a line not yet written is not finished: the line may be its next item', () => {
+    // Its finished items go; the last one stays with what follows it.
+    expect(planCommit('1. one\n2. two\n\n3', room)).toEqual({ kind: 'text', commit: '1. one', rest: '2. two\n\n3', gap: false });
+    expect(planCommit('2. two\n\n3', room)).toBeNull();
+    expect(planCommit('1. one\n2. two\n\nThree apples.\n', room)).toMatchObject({ kind: 'text', commit: '1. one\n2. two', gap: true });
   });
 
-  it('never cuts at a blank line inside a code fence; text before a fence that has begun goes first', () => {
+  it('never cuts inside a code fence; text before a fence that has begun goes first', () => {
     expect(planCommit(['intro', '', '```js', 'a()', '', 'b()'].join('\n'), room)).toMatchObject({ kind: 'text', commit: 'intro', gap: true });
     expect(planCommit(['Here:', '```js', 'a()'].join('\n'), room)).toMatchObject({ kind: 'text', commit: 'Here:', rest: '```js\na()' });
   });
 
   it('prints the finished lines of a code block as they finish, the block staying live for its context', () => {
-    const code = ['```ts', 'one()', 'two()', 'thr'].join('\n');
-    expect(planCommit(code, room)).toEqual({ kind: 'code', through: '```ts\none()\ntwo()' });
-    expect(planCommit(code, { ...room, printed: '```ts\none()\ntwo()' })).toBeNull();
-    // What is printed is what is left out of the live rendering after.
-    expect(renderUnprinted(`${code}ee()`, '```ts\none()\ntwo()', 40).trim()).toBe('three()');
+    const code = ['```ts', 'one()', 'two()', 'three()', 'four()', 'five()', 'six()', 'sev'].join('\n');
+    const through = '```ts\none()\ntwo()\nthree()\nfour()\nfive()\nsix()';
+    expect(planCommit(code, room)).toEqual({ kind: 'keep', through });
+    expect(planCommit(code, { ...room, printed: through })).toBeNull();
+    expect(renderUnprinted(`${code}en()`, through, 40).trim()).toBe('seven()');
   });
 
-  it('cuts another block taller than the room at its last line break, or one long line at a space', () => {
-    const list = Array.from({ length: 10 }, (_, i) => `- item ${i}`).join('\n');
-    expect(planCommit(list, room)).toMatchObject({ kind: 'text', rest: '- item 9', gap: false });
+  it('a long list moves out item by item and keeps counting', () => {
+    const list = Array.from({ length: 10 }, (_, i) => `1. item ${i}`).join('\n');
+    expect(planCommit(list, room)).toMatchObject({ kind: 'text', rest: '10. item 9', gap: false });
+  });
+
+  it('cuts a paragraph taller than the room at its last line break, or one long line at a space', () => {
     const long = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
     const plan = planCommit(long, room);
     expect(plan?.kind).toBe('text');
@@ -49,5 +98,44 @@ describe('planCommit: what of a streaming answer goes to the scrollback now', ()
   it('counts rows as the terminal wraps them, colours aside', () => {
     expect(rowsOf('', 10)).toBe(0);
     expect(rowsOf('abc\n\u001b[31m0123456789ab\u001b[0m', 10)).toBe(3);
+  });
+});
+
+describe('streamed in pieces, printed as one render of the whole', () => {
+  const nested = Array.from({ length: 60 }, (_, i) => `${i + 1}. item ${i + 1}\n   - detail ${i + 1}a\n     - deeper ${i + 1}\n   - detail ${i + 1}b`).join('\n');
+  const table = ['| # | Name | Description |', '|---|:---|---:|', ...Array.from({ length: 40 }, (_, i) => `| ${i + 1} | ROW-${String(i + 1).padStart(3, '0')} | row ${i + 1} says \`something\` longer than its column |`)].join('\n');
+  const code = ['```ts', ...Array.from({ length: 30 }, (_, i) => `const line${i} = ${i};`), '```'].join('\n');
+  const mixed = ['# A mixed answer', 'Intro paragraph with **bold** and `code`.', nested, table, code, '- last\n- list', 'The end.'].join('\n\n');
+  const cases: [string, string][] = [
+    ['a nested list of 60 items', nested],
+    ['a 40-row table', table],
+    ['a code block', code],
+    ['a mixed document', mixed],
+    ['a loose list (blank lines between items)', Array.from({ length: 30 }, (_, i) => `${i + 1}. item ${i + 1}`).join('\n\n')],
+  ];
+  for (const [name, text] of cases) {
+    for (const size of [
+      { width: 58, columns: 60, maxRows: 15, printed: '' },
+      { width: 98, columns: 100, maxRows: 25, printed: '' },
+    ]) {
+      it(`${name} at ${size.columns} columns`, () => {
+        expect(stream(text, size)).toBe(renderMarkdown(text, size.width));
+      });
+    }
+  }
+
+  it('a list keeps counting from its first number, whatever the model wrote after it', () => {
+    const ones = Array.from({ length: 40 }, (_, i) => `1. item ${i + 1}`).join('\n');
+    const out = stream(ones, { width: 38, columns: 40, maxRows: 6, printed: '' });
+    expect(out).toBe(renderMarkdown(ones, 38));
+    expect(out).toContain('40. item 40');
+  });
+
+  it('a table at 60 columns stays a box: cells wrap inside their columns', () => {
+    const wide = ['| Name | Description | Notes |', '|---|---|---|', ...Array.from({ length: 5 }, (_, i) => `| n${i} | ${'long words '.repeat(8)} | ${'more '.repeat(10)} |`)].join('\n');
+    const lines = renderMarkdown(wide, 58).split('\n').map((line) => line.replace(/\u001b\[[0-9;]*m/g, ''));
+    for (const line of lines) expect(line.length).toBe(lines[0]?.length);
+    expect(lines[0]?.length).toBeLessThanOrEqual(58);
+    for (const line of lines.slice(3, -1)) expect(line.split('│')).toHaveLength(5);
   });
 });

@@ -41,6 +41,12 @@ function resumedItem({ message, cancelled }: RememberedMessage): { kind: 'user' 
   return [{ kind: message.role, text, ...(cancelled ? { cancelled } : {}) }];
 }
 
+/** The rows the live answer may take: the composer, the status line, margins and a dialog take the rest. */
+export function liveRoom(rows: number, liveRows: number, approval: boolean): number {
+  const room = rows - LIVE_CHROME_ROWS - (approval ? APPROVAL_ROWS : 0);
+  return Math.max(2, liveRows > 0 ? Math.min(liveRows, room) : room);
+}
+
 export interface ChatSettings {
   model: string;
   system?: string;
@@ -167,14 +173,13 @@ export function useChatSession(deps: ChatDeps) {
   const redraw = useCallback(() => {
     redrawTimer.current = null;
     const { columns, rows } = sizeRef.current;
-    // The rows left for the answer: the composer, the status line, margins and a dialog take the rest.
-    const room = rows - LIVE_CHROME_ROWS - (stateRef.current.approval ? APPROVAL_ROWS : 0);
-    const maxRows = Math.max(2, settings.liveRows > 0 ? Math.min(settings.liveRows, room) : room);
+    const maxRows = liveRoom(rows, settings.liveRows, stateRef.current.approval !== null);
     let text = liveText.current;
     const next = () => planCommit(text, { width: markdownWidth(columns), columns, maxRows, printed: stateRef.current.livePrinted });
     for (let plan = next(); plan; plan = next()) {
-      if (plan.kind === 'code') {
-        dispatch({ type: 'commitLive', text: plan.through, gap: false, keep: plan.through });
+      if (plan.kind === 'keep') {
+        dispatch({ type: 'commitLive', text: plan.through, gap: false, keep: plan.printed ?? plan.through });
+        if (plan.live !== undefined) text = plan.live;
       } else {
         dispatch({ type: 'commitLive', text: plan.commit, gap: plan.gap });
         text = plan.rest;

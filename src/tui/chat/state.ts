@@ -15,8 +15,10 @@ export interface TranscriptItem {
   continued?: boolean;
   /** For a continued piece: a blank line before it (it starts a new block), or none. */
   gap?: boolean;
-  /** The start of `text` printed before (the finished lines of a code block): not printed again. */
+  /** The start of `text` printed before (the finished lines of a code block or table): not printed again. */
   printed?: string;
+  /** `text` is the start of a block still being written (a code block, a table): only its final lines are printed. */
+  open?: boolean;
 }
 
 export interface PendingApproval {
@@ -205,7 +207,14 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
     case 'commitLive':
       return {
         ...state,
-        items: [...state.items, item('assistant', event.text, { ...continuation(state), ...(state.livePrinted ? { printed: state.livePrinted } : {}) })],
+        items: [
+          ...state.items,
+          item('assistant', event.text, {
+            ...continuation(state),
+            ...(state.livePrinted ? { printed: state.livePrinted } : {}),
+            ...(event.keep !== undefined ? { open: true } : {}),
+          }),
+        ],
         liveContinues: true,
         liveGap: event.gap,
         livePrinted: event.keep ?? '',

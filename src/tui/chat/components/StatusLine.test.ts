@@ -18,7 +18,7 @@ describe('the status line', () => {
       expect(line.startsWith('openai/gpt-4o-mini')).toBe(true);
     }
     expect(fitStatus(statusParts(state, 0), 200)).toMatch(
-      /^openai\/gpt-4o-mini · 812 tokens · 0\.42 credits · session 1\.32 · balance 1234 · tools off +\/help · Ctrl\+D exits$/,
+      /^openai\/gpt-4o-mini · 812 tokens · 0\.42 credits · balance 1234 · session 1\.32 · tools off +\/help · Ctrl\+D exits$/,
     );
     expect(fitStatus(statusParts(state, 0), 40)).toBe('openai/gpt-4o-mini · 812 tokens');
   });
@@ -37,7 +37,7 @@ describe('the status line', () => {
 
   it('names the model that answered when a route served another than the one asked', () => {
     const routed = { ...state, model: 'fast', lastAnswer: { ...state.lastAnswer, asked: 'fast', answeredBy: 'openai/gpt-4o-mini' } };
-    expect(fitStatus(statusParts(routed, 0), 200)).toMatch(/^fast → openai\/gpt-4o-mini · 812 tokens · 0\.42 credits · session 1\.32 ·/);
+    expect(fitStatus(statusParts(routed, 0), 200)).toMatch(/^fast → openai\/gpt-4o-mini · 812 tokens · 0\.42 credits · balance 1234 · session 1\.32 ·/);
     // After /model, the last answer was asked of another model: no arrow, as nothing was rerouted.
     const switched = { ...routed, model: 'anthropic/claude-haiku-4-5' };
     expect(fitStatus(statusParts(switched, 0), 200)).toMatch(/^anthropic\/claude-haiku-4-5 · 812 tokens/);

@@ -21,14 +21,16 @@ export function statusParts(state: ChatState, now: number): { left: string[]; hi
   const answeredBy = last && last.asked === state.model && last.answeredBy && last.answeredBy !== state.model ? last.answeredBy : null;
   const left = [answeredBy ? `${state.model} → ${answeredBy}` : state.model];
   if (last) left.push(`${last.tokens} tokens${last.credits !== null ? ` · ${credits(last.credits)} credits` : ''}`);
+  if (state.balance !== null) left.push(`balance ${credits(state.balance)}`);
   if (last || state.cap) {
     const spent = credits(toCredits(totalMicro(state.spend)));
     left.push(state.cap ? `session ${spent} of max ${credits(state.cap.limit)}` : `session ${spent}`);
   }
-  if (state.balance !== null) left.push(`balance ${credits(state.balance)}`);
   if (!state.toolsEnabled) left.push('tools off');
   return { left, hint: state.exitArmed ? 'Ctrl+C again to exit' : '/help · Ctrl+D exits' };
 }
+
+const GAP = '   ';
 
 /**
  * One row, whatever the width: the facts that fit, then the hint when there is room (the live
@@ -39,8 +41,9 @@ export function fitStatus(parts: { left: string[]; hint: string }, columns: numb
   let left = parts.left.join(' · ');
   while (stringWidth(left) > width && left.includes(' · ')) left = left.slice(0, left.lastIndexOf(' · '));
   if (stringWidth(left) > width) left = `${left.slice(0, width - 1)}…`;
-  const room = width - stringWidth(left);
-  return room >= stringWidth(parts.hint) + 2 ? `${left}${' '.repeat(room - stringWidth(parts.hint))}${parts.hint}` : left;
+  // The hint follows the facts, not the far edge: a row padded to the width would take two rows
+  // once the terminal is narrowed, and Ink, which erases by rows it drew, would leave one behind.
+  return stringWidth(left) + GAP.length + stringWidth(parts.hint) <= width ? `${left}${GAP}${parts.hint}` : left;
 }
 
 /** Model (and the one that answered), what the last answer and the session cost, the balance; while answering, time, tokens and the tool running. */

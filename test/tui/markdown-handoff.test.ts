@@ -1,0 +1,192 @@
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Ink draws frames only where it believes a person watches: not "in CI". These tests are that
+// person, so CI must not change what Ink writes.
+vi.hoisted(() => {
+  process.env.CI = 'false';
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { markdownWidth, renderMarkdown } from '../../src/tui/chat/markdown.js';
+import { chatOnScreen } from '../bench/lib/chat-screen.js';
+import { scriptedProvider } from '../helpers/providers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Issue 26: long answers lost their shape where the streaming answer was handed to the
+ * scrollback (numbered lists restarting, tables turning into raw text, nested items dropping a
+ * level, lines lost or doubled on a resize). Each answer here streams into a real terminal
+ * emulator (xterm.js, headless) through the chat as Ink draws it in production, and what the
+ * scrollback ends up holding is compared, row for row, with one render of the finished answer.
+ */
+
+let answer = '';
+/** Runs between two deltas of the answer (a resize at a chosen point of it). */
+let betweenDeltas: (() => Promise<void>) | null = null;
+let server: TestServer;
+const DELTA = 40;
+beforeAll(async () => {
+  // 40 characters a delta, a few milliseconds apart: a long answer in hundreds of pieces, each its
+  // own redraw (redrawMs 0 below), so that it is handed to the scrollback hundreds of times.
+  server = await startTestServer({ providers: [scriptedProvider(() => answer, DELTA, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await betweenDeltas?.();
+  })] });
+});
+afterAll(() => server.close());
+
+/**
+ * A numbered list, two levels nested under each item. `sloppy`: nested by three spaces under
+ * every item, as models often write it; under "10." and after that is no longer nested
+ * (CommonMark wants the marker's width), and one render shows it so: the streamed one must too.
+ */
+const nestedList = (items: number, sloppy = false) =>
+  Array.from({ length: items }, (_, i) => {
+    const pad = ' '.repeat(sloppy ? 3 : String(i + 1).length + 2);
+    return `${i + 1}. item I${i + 1}x of the list\n${pad}- detail D${i + 1}x\n${pad}  - deeper E${i + 1}x\n${pad}- another F${i + 1}x`;
+  }).join('\n');
+const table = (rows: number) =>
+  [
+    '| # | Name | Description |',
+    '|---:|---|---|',
+    ...Array.from({ length: rows }, (_, i) => `| ${i + 1} | ROW-${String(i + 1).padStart(3, '0')} | row R${i + 1}x says \`something\` a little longer |`),
+  ].join('\n');
+const code = (lines: number) => ['```ts', ...Array.from({ length: lines }, (_, i) => `const line${i} = compute(${i}); // C${i}x`), '```'].join('\n');
+const mixed = [
+  '# A long answer',
+  'First, a paragraph with **bold**, `code` and [a link](https://example.com).',
+  nestedList(40),
+  'Then a table:',
+  table(30),
+  code(30),
+  '> A quote at the end.',
+  '- a short\n- list',
+  'The end.',
+].join('\n\n');
+
+const ANSWERS: [string, string][] = [
+  ['300 nested list items', nestedList(300)],
+  ['a 100-row table', table(100)],
+  ['a mixed document', mixed],
+];
+
+/** What one render of the answer prints, row for row, as the terminal shows it. */
+const oneShot = (text: string, columns: number) =>
+  renderMarkdown(text, markdownWidth(columns))
+    .split('\n')
+    .map((line) => stripVTControlCharacters(line).trimEnd());
+
+/** Streams `text` as the answer to one question; the terminal's rows once the chat is idle again. */
+async function streamed(text: string, columns: number, rows: number, resize?: { after: string; to: [number, number] }) {
+  answer = text;
+  const screen = await chatOnScreen({ server, columns, rows, settings: { model: 'script/answer', redrawMs: 0 } });
+  const { terminal, stdin } = screen;
+  let deltas = 0;
+  // The terminal changes size once the answer has streamed past `after`.
+  const resizeAt = resize ? Math.ceil((text.indexOf(resize.after) + resize.after.length) / DELTA) : -1;
+  betweenDeltas = async () => {
+    if (++deltas === resizeAt && resize) await terminal.resize(...resize.to);
+  };
+  stdin.write('show me');
+  stdin.write('\r');
+  await vi.waitFor(
+    async () => {
+      const lines = await terminal.lines();
+      // The status line of an idle chat says what the answer cost.
+      expect(lines.some((line) => /\d+ tokens · \d+ credits/.test(line))).toBe(true);
+    },
+    { timeout: 60_000, interval: 25 },
+  );
+  screen.unmount();
+  betweenDeltas = null;
+  expect(deltas).toBeGreaterThan(resizeAt);
+  const lines = await terminal.lines();
+  terminal.dispose();
+  const question = lines.findIndex((line) => line === '› show me');
+  expect(question).toBeGreaterThanOrEqual(0);
+  // The answer starts after one blank line.
+  expect(lines[question + 1]).toBe('');
+  return { lines: lines.slice(question + 2), raw: terminal.raw() };
+}
+
+describe('a streamed answer reaches the scrollback exactly as one render of it', () => {
+  for (const [name, text] of ANSWERS) {
+    for (const [columns, rows] of [
+      [60, 20],
+      [100, 30],
+      [200, 50],
+    ] as const) {
+      it(`${name} at ${columns}×${rows}`, async () => {
+        const expected = oneShot(text, columns);
+        const { lines, raw } = await streamed(text, columns, rows);
+        expect(raw).not.toContain('\u001b[2J');
+        expect(lines.slice(0, expected.length)).toEqual(expected);
+        // After it, the chat's own rows: nothing of the answer again.
+        expect(lines[expected.length]).toBe('');
+        expect(raw).not.toContain('\u001b[3J');
+      }, 90_000);
+    }
+  }
+
+  it('a list nested by three spaces under items of two digits (no longer nested there) at 100×30', async () => {
+    const text = nestedList(120, true);
+    const { lines, raw } = await streamed(text, 100, 30);
+    const expected = oneShot(text, 100);
+    expect(lines.slice(0, expected.length)).toEqual(expected);
+    expect(raw).not.toContain('\u001b[2J');
+  }, 90_000);
+});
+
+/** The markers of `pattern` in the order the rows show them. */
+const markers = (lines: string[], pattern: RegExp) => lines.flatMap((line) => [...line.matchAll(pattern)].map((m) => m[0]));
+
+describe('a resize while an answer streams loses and doubles nothing, and keeps the shapes', () => {
+  const cases: { name: string; after: string; from: [number, number]; to: [number, number] }[] = [
+    { name: 'in a table, 100 → 60 columns', after: 'R5x', from: [100, 30], to: [60, 30] },
+    { name: 'in a table, 80 → 120 columns', after: 'R5x', from: [80, 24], to: [120, 30] },
+    { name: 'in a list, 100 → 60 columns', after: 'I23x', from: [100, 30], to: [60, 30] },
+    { name: 'in a list, 80 → 120 columns', after: 'I39x', from: [80, 24], to: [120, 30] },
+    { name: 'in a code block, 200 → 60 columns', after: 'C12x', from: [200, 50], to: [60, 50] },
+  ];
+  for (const { name, after, from, to } of cases) {
+    it(`a mixed document, ${name}`, async () => {
+      const { lines } = await streamed(mixed, ...from, { after, to });
+      const expected = oneShot(mixed, from[0]);
+      for (const [kind, pattern] of [
+        ['list items', /\b[IDEF]\d+x\b/g],
+        ['table rows', /\bR\d+x\b/g],
+        ['code lines', /\bC\d+x\b/g],
+      ] as const) {
+        const found = markers(lines, pattern);
+        if (to[0] >= from[0]) {
+          expect(found, kind).toEqual(markers(expected, pattern));
+        } else {
+          // Narrowed: nothing lost, in order. The terminal rewraps the live rows wider than the new
+          // width into more rows than Ink drew, and Ink erases only those it drew: a fragment of a
+          // row that was live may stay above it (at most a row or two).
+          expect([...new Set(found)], kind).toEqual(markers(expected, pattern));
+          expect(found.length - new Set(found).size, kind).toBeLessThanOrEqual(3);
+        }
+      }
+      // Lists count on and keep their depth: item n is numbered n, its details under it.
+      for (let n = 1; n <= 40; n++) {
+        expect(lines.filter((line) => line.includes(`item I${n}x`))).toEqual([expect.stringMatching(new RegExp(`^ {2}${n}\\. item I${n}x`))]);
+        const detail = lines.find((line) => line.includes(`D${n}x`)) ?? '';
+        const deeper = lines.find((line) => line.includes(`E${n}x`)) ?? '';
+        expect(deeper.indexOf('*')).toBeGreaterThan(detail.indexOf('*'));
+        expect(detail.indexOf('*')).toBeGreaterThan(2);
+      }
+      // Code stays fenced: indented as a code block, never a paragraph.
+      for (const line of lines.filter((l) => /\bC\d+x\b/.test(l))) expect(line).toMatch(/^ {2}\S/);
+      // The rows printed after the resize are rows of one box, drawn for the new width: as many
+      // columns as the header, all as wide. (Those printed before, the terminal itself rewraps.)
+      if (!after.startsWith('R')) return;
+      const last = lines.filter((l) => /\bR(2[5-9]|30)x\b/.test(l));
+      expect(last).toHaveLength(6);
+      for (const line of last) expect(line.split('│')).toHaveLength(5);
+      expect(new Set(last.map((line) => line.length)).size).toBe(1);
+      expect(last[0]?.length).toBeLessThanOrEqual(to[0]);
+    }, 90_000);
+  }
+});
