@@ -1,5 +1,5 @@
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { InputHistory } from '../tui/chat/session.js';
+import type { InputHistory } from './types.js';
 
 /** At most this many entries are kept; the file is rewritten when it holds twice as many. */
 const KEEP = 1000;

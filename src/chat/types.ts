@@ -39,3 +39,10 @@ export type TurnEvent =
   | { type: 'message'; message: WireMessage; cancelled?: boolean }
   /** A completion's usage; `model`: the model that answered (a route may serve another than asked). */
   | { type: 'usage'; usage: Usage; model: string | null };
+
+/** Where the chat's input history lives between sessions. */
+export interface InputHistory {
+  /** Oldest first. */
+  entries(): string[];
+  add(text: string): void;
+}

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useRef } from 'react';
 import type { Client } from '../../client/client.js';
 import { runTurn } from '../../chat/engine.js';
 import type { ChatMemory, RememberedMessage } from '../../chat/memory-port.js';
-import type { ClientTool, ToolCall, WireMessage } from '../../chat/types.js';
+import type { ClientTool, InputHistory, ToolCall, WireMessage } from '../../chat/types.js';
 import { PublicConfig } from '../../contract/schemas/surface.js';
 import { editInExternalEditor } from './external-editor.js';
 import { describeFailure, type Caller } from './failure.js';
@@ -78,12 +78,7 @@ export interface ChatDeps {
   maxSpend?: number | null;
 }
 
-/** Where the input history lives between sessions. */
-export interface InputHistory {
-  /** Oldest first. */
-  entries(): string[];
-  add(text: string): void;
-}
+export type { InputHistory } from '../../chat/types.js';
 
 export type ApprovalChoice = 'once' | 'session' | 'deny';
 
