@@ -18,13 +18,13 @@ import { gatewayFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
 import type { RouteDefinition } from './providers/routes-config.js';
 import type { Store } from './store/types.js';
-import { createPlanCatalog, type PlanCatalog } from './services/subscriptions/plans.js';
+import { createPlanCatalog, type PlanCatalog } from './payments/plans.js';
 import { PAYMENT_MODES, type PaymentsMode } from './payments/processors.js';
 import { metricsEndpoint, metricsTokenOf } from './metrics/endpoint.js';
 import { knownTargets } from './metrics/labels.js';
 import { createMetricsObserver } from './metrics/observer.js';
 import { everyObserver, traceExportFromEnv } from './metrics/traces.js';
-import type { InferenceObserver } from './services/inference/observer.js';
+import type { InferenceObserver } from './metrics/inference-observer.js';
 
 export interface StartOptions extends ServerSettings {
   /** Upstream providers, built (tests inject fakes); else from `env` and the providers file. */

@@ -3,7 +3,7 @@ import { forbidden } from '../errors.js';
 import type { Principal } from './principal.js';
 
 /**
- * What the contract allows the caller (DESIGN §5), checked before the request body is read, so
+ * What the contract allows the caller (ARCHITECTURE.md §5), checked before the request body is read, so
  * a forbidden call is a 403 whatever it carries. Identity tokens are limited by the operation's
  * `auth` and by acting only on their own user; API keys by their role, and by their mode where
  * the operation says (`testKeys: false`, `liveKeys: false`). Objects that carry a mode need no

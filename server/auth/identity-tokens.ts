@@ -109,7 +109,7 @@ export function walletOf(payload: JWTPayload): string | null {
 }
 
 /**
- * Identity tokens (DESIGN §5): a JWT from the app's identity provider, ES256, checked with the
+ * Identity tokens (ARCHITECTURE.md §5): a JWT from the app's identity provider, ES256, checked with the
  * app whose `idp_app_id` is the token's audience. The user is the token's wallet, created on first
  * sight with the app's default credits. An app with a `sandbox_` id verifies instead against the
  * server's own signing keys and the sandbox issuer (its configured PEM is ignored).

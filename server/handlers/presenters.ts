@@ -5,7 +5,7 @@ import type { KeyWithStanding } from '../services/api-keys.js';
 import type { UserWithBudget } from '../services/users.js';
 import type { AppRecord, BalanceDestination, Page, PageOf } from '../store/types.js';
 
-/** Store records → the API's response shapes (DESIGN §4). */
+/** Store records → the API's response shapes (ARCHITECTURE.md §4). */
 
 export function presentApp(app: AppRecord): z.input<typeof App> {
   return {

@@ -11,7 +11,7 @@ export function sandboxWalletOf(appUuid: string): string {
 }
 
 export const sandboxHandlers: HandlerTable = {
-  /** The built-in identity provider (DESIGN §5): tokens for test wallets, signed with the server's key. */
+  /** The built-in identity provider (ARCHITECTURE.md §5): tokens for test wallets, signed with the server's key. */
   'sandbox.identity-token': async ({ principal, body, services }) => {
     // Only test keys reach here (the contract's liveKeys: false): a live key cannot mint sign-ins.
     const { app } = principal;

@@ -3,7 +3,7 @@ import type { BodyOf, ParamsOf, QueryOf, ResponseOf } from '../../src/contract/o
 import type { Operation, OperationId } from '../../src/contract/operations/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services/index.js';
-import type { SseReply } from '../http/sse.js';
+import type { SseReply } from '../streams.js';
 
 export type OperationOf<Id extends OperationId> = Extract<Operation, { id: Id }>;
 

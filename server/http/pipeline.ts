@@ -11,7 +11,8 @@ import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
 import { ClientClosedError, parseJsonBody, readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
-import { formatEvent, SseReply } from './sse.js';
+import { formatEvent } from '../../src/contract/sse.js';
+import { SseReply } from '../streams.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { handleSandboxPage, isSandboxPage } from './sandbox-pages.js';
 import { isMetricsPath } from '../metrics/endpoint.js';
@@ -133,7 +134,7 @@ export function createPipeline(options: PipelineOptions) {
     authorize(principal, operation);
     applyCors(res, origin, principal);
     if (principal) {
-      let limits: Record<string, string>;
+      let limits: Awaited<ReturnType<typeof services.limiter.countRequest>>;
       try {
         limits = await services.limiter.countRequest(principal);
       } catch (error) {
@@ -144,7 +145,8 @@ export function createPipeline(options: PipelineOptions) {
         }
         throw error;
       }
-      for (const [name, value] of Object.entries(limits)) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(limits.headers)) res.setHeader(name, value);
+      principal.tokensSeen = limits.tokensSeen;
       // Budget and routing headers are known deep in the meter and the router, once a request is held and served.
       principal.answerHeader = (name, value) => res.setHeader(name, value);
     }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { InferenceObserver } from '../services/inference/observer.js';
+import type { InferenceObserver } from './inference-observer.js';
 import type { BreakerStore, UsageEvent } from '../store/types.js';
 import { createInstruments } from './instruments.js';
 import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';

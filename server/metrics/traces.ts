@@ -4,7 +4,7 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Clock } from '../clock.js';
-import type { InferenceObserver } from '../services/inference/observer.js';
+import type { InferenceObserver } from './inference-observer.js';
 import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
 
 /**

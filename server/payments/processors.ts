@@ -3,7 +3,7 @@ import type { PaymentProcessor } from './processor.js';
 import type { SandboxProcessor } from './sandbox.js';
 
 /**
- * How live money comes in (DESIGN §6): `stripe`, `sandbox` (development: the built-in processor
+ * How live money comes in (ARCHITECTURE.md §6): `stripe`, `sandbox` (development: the built-in processor
  * takes live payments, and the server says so), or `off` (live purchases answer 503; credits come
  * from operator grants). Test mode always goes through the sandbox, into test balances.
  */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { conflict } from '../errors.js';
-import { periodEnd, prorate } from '../services/subscriptions/periods.js';
-import type { PlanCatalog } from '../services/subscriptions/plans.js';
+import { periodEnd, prorate } from './periods.js';
+import type { PlanCatalog } from './plans.js';
 import type { CheckoutSessionRecord, Store, SubscriptionRecord } from '../store/types.js';
 import { subscriptionStateOf } from './events.js';
 import type { PaymentProcessor } from './processor.js';

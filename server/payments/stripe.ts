@@ -1,6 +1,6 @@
 import type StripeClient from 'stripe';
 import { ApiError } from '../errors.js';
-import type { PlanCatalog } from '../services/subscriptions/plans.js';
+import type { PlanCatalog } from './plans.js';
 import { subscriptionStateOf } from './events.js';
 import type { PaidCharge, PaymentProcessor } from './processor.js';
 import { paymentDeclined } from './processors.js';

@@ -3,7 +3,7 @@ import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 
 /**
  * How the input of a request is counted for its hold: never fewer tokens than the upstream will
- * count, framing included (DESIGN §6: the hold is an upper bound, never an estimate).
+ * count, framing included (ARCHITECTURE.md §6: the hold is an upper bound, never an estimate).
  */
 export interface InputCounting {
   /** Tokens of a piece of text. */

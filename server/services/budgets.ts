@@ -3,7 +3,7 @@ import { creditsToMicro } from '../store/money.js';
 import type { BudgetLimit } from '../store/types.js';
 
 /**
- * Budget windows, of keys and of end users (DESIGN §6): pure arithmetic over the injected clock's time, so a window rolls
+ * Budget windows, of keys and of end users (ARCHITECTURE.md §6): pure arithmetic over the injected clock's time, so a window rolls
  * exactly when the clock passes its end, at the moment a request is held, with no job to miss it.
  *
  * A period is a calendar window in UTC (`day`, `week` starting Monday, `month`), or a duration

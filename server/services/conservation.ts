@@ -5,7 +5,7 @@ import { UPGRADE_GRANT, type LedgerAudit, type Store } from '../store/types.js';
 export const OPERATOR_GRANT = 'operator_grant';
 
 /**
- * Where live credits come from and go (DESIGN §6). Every credit enters through a source: a payment
+ * Where live credits come from and go (ARCHITECTURE.md §6). Every credit enters through a source: a payment
  * a real processor confirmed, a paid subscription period, or an operator grant. Transfers move
  * credits between accounts (two entries under one key, summing to nothing): a user's default
  * credits and top-ups from the app, rewards from their sponsor, a deleted app's balance to where

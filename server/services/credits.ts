@@ -15,7 +15,7 @@ export function claimantOf(principal: Principal): Payer {
 }
 
 /**
- * Who pays a caller's rewards (DESIGN §6): an end user's app, from its balance; a developer's
+ * Who pays a caller's rewards (ARCHITECTURE.md §6): an end user's app, from its balance; a developer's
  * own claims, the operator's promotions account. Test mode's rewards are play money: no sponsor.
  */
 export function sponsorOf(principal: Principal): Payer | null {

@@ -25,13 +25,13 @@ import { randomBytes, type JsonWebKey } from 'node:crypto';
 import { createSandboxProcessor } from '../payments/sandbox.js';
 import type { PaymentProcessor } from '../payments/processor.js';
 import { createProcessors, type PaymentsMode } from '../payments/processors.js';
-import { createPlanCatalog, type PlanCatalog } from './subscriptions/plans.js';
+import { createPlanCatalog, type PlanCatalog } from '../payments/plans.js';
 import { createSubscriptionsService } from './subscriptions/service.js';
 import { createBillingClock } from './subscriptions/billing-clock.js';
 import { createRateMultipliers } from './subscriptions/rate-multipliers.js';
 import { createSubscriptionReports } from './subscriptions/reports.js';
 import { createWebhookReceiver } from './webhook.js';
-import type { InferenceObserver } from './inference/observer.js';
+import type { InferenceObserver } from '../metrics/inference-observer.js';
 import type { TargetStatus } from '../metrics/target-status.js';
 import { createProviderStatusService } from './provider-status.js';
 

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import type { Page, Store, UsageEvent, UsageFilter } from '../store/types.js';
 import { addTotals, zeroTotals } from '../store/usage-rollups.js';
-import type { InferenceObserver } from './inference/observer.js';
+import type { InferenceObserver } from '../metrics/inference-observer.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

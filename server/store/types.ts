@@ -211,7 +211,7 @@ export class BalanceLimitError extends Error {
 }
 
 /**
- * Whose balance a request draws on (DESIGN §5), or who pays a sponsored grant. `test` is the
+ * Whose balance a request draws on (ARCHITECTURE.md §5), or who pays a sponsored grant. `test` is the
  * payer's test balance: play money of test mode, apart from the live one. `promotions` is the
  * operator's account that pays developers' claims.
  */
@@ -397,6 +397,8 @@ export interface RateCounter {
   /** Adds `amount` to the counter of `key` in the window starting at `windowStart`; returns the new total. */
   add(key: string, windowStart: number, amount: number): Promise<number>;
   get(key: string, windowStart: number): Promise<number>;
+  /** `add` on `key` and `get` of `readKey` in one step (one round trip where the counters are shared). */
+  addAndGet(key: string, readKey: string, windowStart: number, amount: number): Promise<{ added: number; read: number }>;
 }
 
 export interface CheckoutSessionRecord {

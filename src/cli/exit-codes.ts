@@ -1,4 +1,4 @@
-/** Exit codes of every command (DESIGN §8). */
+/** Exit codes of every command (ARCHITECTURE.md §8). */
 export const ExitCode = {
   ok: 0,
   /** The server answered with an error. */

@@ -117,7 +117,7 @@ export function joinDashValues(argv: readonly string[], booleanFlags: ReadonlySe
 
 /**
  * Runs one command line. Unlike clipanion's own `run`, errors go to stderr, and a wrong command
- * line exits 2 (DESIGN §8), so scripts can tell it from an API error.
+ * line exits 2 (ARCHITECTURE.md §8), so scripts can tell it from an API error.
  */
 export async function runCli(argv: string[], context: SvcContext): Promise<number> {
   // What Tab asks (hidden; its words are the command line being typed, not options of its own).

@@ -1,6 +1,6 @@
 import type { BodyInput, HttpMethod, ParamsInput, QueryInput, ResponseOf } from '../contract/operation.js';
 import { apiErrorFrom, parseJsonAnswer } from './errors.js';
-import { parseEventStream, type ServerSentEvent } from './sse.js';
+import { parseEventStream, type ServerSentEvent } from '../contract/sse.js';
 import { readText, send, type TransportRequest } from './transport.js';
 
 export interface ClientOptions {

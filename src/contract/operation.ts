@@ -6,7 +6,7 @@ export type AuthScheme = 'none' | 'api_key' | 'identity_token';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * What an API key may do (DESIGN §5). `inference`: inference, catalogs, its own app's balance and
+ * What an API key may do (ARCHITECTURE.md §5). `inference`: inference, catalogs, its own app's balance and
  * what the app's backend needs; `read_only`: every read of the developer's objects; `admin`:
  * everything a developer does to their own apps. Test keys are never `admin`.
  */

@@ -9,7 +9,7 @@ import { costOfUsage, MICRO, PAID_INPUT_MICRO, PAID_OUTPUT_MICRO, toMicro } from
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * Holds (DESIGN §6): a request holds the most it can cost before the upstream call and settles
+ * Holds (ARCHITECTURE.md §6): a request holds the most it can cost before the upstream call and settles
  * its real cost after, so concurrent requests never overdraw and every served request is paid
  * for in full. These tests keep requests in flight on purpose — the upstream answers only when
  * the test opens its gate — so that holds really overlap.

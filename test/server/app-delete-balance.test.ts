@@ -15,7 +15,7 @@ import {
 } from '../helpers/api.js';
 
 /**
- * Deleting an app that holds credits (DESIGN §6: credits never vanish): refused with a 409 that
+ * Deleting an app that holds credits (ARCHITECTURE.md §6: credits never vanish): refused with a 409 that
  * names the balance, unless the developer says where the credits go; the move is a ledger
  * transfer, so the conservation check still balances.
  */

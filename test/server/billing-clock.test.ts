@@ -4,7 +4,7 @@ import type { PaymentProcessor } from '../../server/payments/processor.js';
 import { createProcessors } from '../../server/payments/processors.js';
 import { createSandboxProcessor } from '../../server/payments/sandbox.js';
 import { createBillingClock } from '../../server/services/subscriptions/billing-clock.js';
-import { createPlanCatalog } from '../../server/services/subscriptions/plans.js';
+import { createPlanCatalog } from '../../server/payments/plans.js';
 import { createSqliteStore } from '../../server/store/sqlite/index.js';
 import type { SubscriptionRecord } from '../../server/store/types.js';
 

@@ -22,7 +22,7 @@ import { pricedProvider } from '../helpers/providers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * No credit from nothing (DESIGN §6): live money only through a configured processor, rewards
+ * No credit from nothing (ARCHITECTURE.md §6): live money only through a configured processor, rewards
  * paid by a sponsor, holds that cover every input, a usage row for every inference request, and
  * a conservation check that proves it.
  */

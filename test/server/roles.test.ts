@@ -17,7 +17,7 @@ import {
 import type { TestServer } from '../helpers/server.js';
 
 /**
- * Who may do what (DESIGN §5), tried as an attacker would: every key role against every
+ * Who may do what (ARCHITECTURE.md §5), tried as an attacker would: every key role against every
  * operation, test keys against everything live, one developer against another's objects, and end
  * users against each other.
  */

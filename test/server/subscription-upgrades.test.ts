@@ -5,7 +5,7 @@ import { API, expectApiError, expectStatus, useTestServer } from '../helpers/api
 import { advance, subscriber, type BillingLine } from '../helpers/subscriber.js';
 
 /**
- * Credits only for money received (DESIGN §6): an upgrade is charged first and grants its prorated
+ * Credits only for money received (ARCHITECTURE.md §6): an upgrade is charged first and grants its prorated
  * credits with that charge, once; a declined payment changes nothing; upgrades at once run one
  * after another. Through the sandbox processor, whose test cards can decline.
  */

@@ -6,7 +6,7 @@ import { afterFailure, createBreakers, DEFAULT_BREAKER } from '../../server/serv
 import { createLatencyOrder, createRotation, EXPLORATION } from '../../server/services/inference/routing/plan.js';
 import { verdictOf } from '../../server/services/inference/routing/policy.js';
 import { createMemoryBreakers } from '../../server/store/memory-breakers.js';
-import { nobodyWatching, type InferenceObserver } from '../../server/services/inference/observer.js';
+import { nobodyWatching, type InferenceObserver } from '../../server/metrics/inference-observer.js';
 
 /** The routing policy's parts, one at a time: the weighted order, the backoff, the breaker, what moves on. */
 describe('the weighted order', () => {

@@ -1,4 +1,4 @@
-import { parseEventStream } from '../../../src/client/sse.js';
+import { parseEventStream } from '../../../src/contract/sse.js';
 import type { ProviderAdapter } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { createNativeMessages } from './native.js';

@@ -7,7 +7,7 @@
  * `prompt_tokens` does; cache reads are its `prompt_tokens_details.cached_tokens`, and the usage
  * the gateway prices carries the cache split (reads, 5-minute and 1-hour writes).
  */
-import type { ServerSentEvent } from '../../../src/client/sse.js';
+import type { ServerSentEvent } from '../../../src/contract/sse.js';
 import type { ChatChunk, ChatCompletionJson, TokenUsage } from '../types.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { chatUsageOf } from '../openai/usage.js';

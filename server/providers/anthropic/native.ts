@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEventStream } from '../../../src/client/sse.js';
+import { parseEventStream } from '../../../src/contract/sse.js';
 import { parseUpstream } from '../errors.js';
 import type { MessagesCall, NativeMessages } from '../types.js';
 import type { Upstream } from '../upstream.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseEventStream, type ServerSentEvent } from '../../../src/client/sse.js';
+import { parseEventStream, type ServerSentEvent } from '../../../src/contract/sse.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { estimateChatInputTokens, estimateTokens, UNBOUNDED } from '../tokens.js';
 import type { ChatCall, NativeResponses, ProviderAdapter, ResponsesCall } from '../types.js';

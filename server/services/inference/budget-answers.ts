@@ -14,7 +14,7 @@ export function windowFor(period: string, storedStart: string | null, now: Date)
   return parsed ? budgetWindowAt(parsed, storedStart, now) : null;
 }
 
-/** The 402 of a pooled app's user at their credit limit (DESIGN §5). */
+/** The 402 of a pooled app's user at their credit limit (ARCHITECTURE.md §5). */
 export function userLimitReached(address: string, limit: { spentMicro: number; pendingMicro: number; limitMicro: number }, heldMicro: number) {
   return insufficientCredits(
     `Credit limit reached: user ${address} may spend ${microToCredits(limit.limitMicro)} credits of this app ` +
@@ -39,7 +39,7 @@ const BUDGET_OWNERS: Record<BudgetKind, { name: string; raise: string }> = {
 };
 
 /**
- * The 402 of a budget that cannot cover the request (DESIGN §6): which budget (the key's or the
+ * The 402 of a budget that cannot cover the request (ARCHITECTURE.md §6): which budget (the key's or the
  * user's, with its id), what is left, and when it resets.
  */
 export function budgetExceeded(kind: BudgetKind, subject: string, budget: BudgetStanding, heldMicro: number, now: Date) {

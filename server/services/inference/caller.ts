@@ -1,8 +1,8 @@
-import type { Principal } from '../../auth/principal.js';
+import type { Principal, TokensSeen } from '../../auth/principal.js';
 import type { AppRecord, Payer } from '../../store/types.js';
 import { rateSubject } from '../rate-limits.js';
 
-/** Who makes an inference request and who pays for it (DESIGN §5). */
+/** Who makes an inference request and who pays for it (ARCHITECTURE.md §5). */
 export interface Caller {
   payer: Payer;
   appUuid: string;
@@ -17,6 +17,8 @@ export interface Caller {
   keyBudgeted: boolean;
   /** Sets a header on the answer (the key's budget headers), when the caller came through HTTP. */
   answerHeader?: ((name: string, value: string) => void) | undefined;
+  /** The tokens its rate window held when its request was counted. */
+  tokensSeen?: TokensSeen | undefined;
 }
 
 export function callerOf(principal: Principal): Caller {
@@ -32,6 +34,7 @@ export function callerOf(principal: Principal): Caller {
       rateSubject: rateSubject(principal),
       keyBudgeted: principal.budgeted === true,
       answerHeader: principal.answerHeader,
+      tokensSeen: principal.tokensSeen,
     };
   }
   const pooled = principal.app.appType === 'pooled_api';
@@ -48,5 +51,6 @@ export function callerOf(principal: Principal): Caller {
     rateSubject: rateSubject(principal),
     keyBudgeted: false,
     answerHeader: principal.answerHeader,
+    tokensSeen: principal.tokensSeen,
   };
 }

@@ -1,4 +1,4 @@
-import { SseReply, type SseEvent } from '../../http/sse.js';
+import { SseReply, type SseEvent } from '../../streams.js';
 import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChatBody, ChatChunk, ModelEntry } from '../../providers/types.js';

@@ -22,7 +22,7 @@ import type { z } from 'zod';
 import type { MessageObject, MessagesStopReason } from '../../../src/contract/schemas/messages.js';
 import { anthropicError } from '../../error-shapes.js';
 import { ApiError } from '../../errors.js';
-import type { SseEvent } from '../../http/sse.js';
+import type { SseEvent } from '../../streams.js';
 import { matchedStopSequence, reasoningText } from '../../providers/openai/schemas.js';
 import { tokenUsageOfChat } from '../../providers/openai/usage.js';
 import type { ChatChunk, ChatCompletionJson, ChatUsage } from '../../providers/types.js';

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { MessagesBody } from '../../../src/contract/schemas/messages.js';
 import { anthropicError } from '../../error-shapes.js';
-import { SseReply, type SseEvent } from '../../http/sse.js';
+import { SseReply, type SseEvent } from '../../streams.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
 import { boundsOf, estimateMessagesInputTokens, tokensOfLength } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';

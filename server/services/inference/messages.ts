@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CountTokensBody, MessageObject, MessagesBody } from '../../../src/contract/schemas/messages.js';
 import { ApiError, forbidden } from '../../errors.js';
-import { SseReply, type SseEvent } from '../../http/sse.js';
+import { SseReply, type SseEvent } from '../../streams.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
 import type { ChatChunk } from '../../providers/types.js';

@@ -4,7 +4,7 @@ import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { BudgetChecks, BudgetWindows, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
 import { budgetExceeded, budgetHeaders, userLimitReached, windowFor } from './budget-answers.js';
-import type { InferenceObserver } from './observer.js';
+import type { InferenceObserver } from '../../metrics/inference-observer.js';
 import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, assertServiceTierPriced, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
@@ -100,7 +100,7 @@ export async function openMeter(
   }
   try {
     for (const target of targets) assertServiceTierPriced(target.entry, request.serviceTier);
-    await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
+    await deps.limiter?.checkTokens(caller.rateSubject, caller.app, caller.tokensSeen);
   } catch (error) {
     if (error instanceof ApiError) await refuse(error);
     throw error;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ResponseObject } from '../../../src/contract/schemas/inference.js';
 import type { InputItemsQuery, ResponseGetQuery } from '../../../src/contract/schemas/responses.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
-import { SseReply, type SseEvent } from '../../http/sse.js';
+import { SseReply, type SseEvent } from '../../streams.js';
 import { tokenUsageOfResponse } from '../../providers/openai/usage.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';

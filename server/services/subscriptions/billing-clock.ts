@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Processors } from '../../payments/processors.js';
 import type { Store } from '../../store/types.js';
-import type { PlanCatalog } from './plans.js';
+import type { PlanCatalog } from '../../payments/plans.js';
 
 /** The longest the clock sleeps: a period end set by a webhook from elsewhere is seen this soon. */
 const MAX_SLEEP_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/types.js';
-import type { PlanCatalog } from './plans.js';
+import type { PlanCatalog } from '../../payments/plans.js';
 import { runningAt, subscriberKey, subscriberScope, type Subscriber } from './state.js';
 
 const TTL_MS = 60_000;

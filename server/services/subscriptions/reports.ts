@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { PaymentEvent, SubscriptionState } from '../../payments/events.js';
 import { creditsToMicro } from '../../store/money.js';
 import type { Store, SubscriptionRecord } from '../../store/types.js';
-import { periodCredits, type Plan, type PlanCatalog } from './plans.js';
+import { periodCredits, type Plan, type PlanCatalog } from '../../payments/plans.js';
 import type { RateMultipliers } from './rate-multipliers.js';
 import { label, payerOf, subscriberScope, type Subscriber } from './state.js';
 

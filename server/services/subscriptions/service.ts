@@ -9,15 +9,15 @@ import { creditsToMicro, microToCredits } from '../../store/money.js';
 import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
 import { createOneAtATime } from './one-at-a-time.js';
-import { prorate } from './periods.js';
-import { periodCredits, planRank, type Plan, type PlanCatalog } from './plans.js';
+import { prorate } from '../../payments/periods.js';
+import { periodCredits, planRank, type Plan, type PlanCatalog } from '../../payments/plans.js';
 import type { SubscriptionReports } from './reports.js';
 import { describe, label, payerOf, present as presentAt, runningAt, subscriberKey, subscriberOf, subscriberScope, type Subscriber } from './state.js';
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
- * The subscriptions operations (DESIGN §6): none → active → active and canceling at the period
+ * The subscriptions operations (ARCHITECTURE.md §6): none → active → active and canceling at the period
  * end → canceled. The processor owns the subscription: a change is asked of it, and the state it
  * answers is applied as its reports are (reports.ts). Every grant comes with a payment received:
  * an upgrade's with the charge the processor took for it, a period's with its paid invoice. Changes

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, useTestServer } from '../../../test/helpers/api.js';
 import { globalBindings, screenBindings } from './keys.js';
 import { SCREENS } from './screens.js';
-import { KEY, openDashboard, serverApi } from './testing.js';
+import { KEY, openDashboard, serverApi } from '../../../test/helpers/dashboard.js';
 
 /** The frame around the screens: tabs, keys between screens, help, leaving, the terminal's size. */
 const t = useTestServer();

@@ -3,7 +3,7 @@ import { createOwnerApp, useTestServer } from '../../../test/helpers/api.js';
 import { createClient } from '../../client/client.js';
 import { createDashboardApi } from './client-api.js';
 import { operationLookup } from './operations.js';
-import { serverApi } from './testing.js';
+import { serverApi } from '../../../test/helpers/dashboard.js';
 
 const t = useTestServer();
 

@@ -2,7 +2,7 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, useTestServer } from '../../../test/helpers/api.js';
 import { describeLines, rowName } from './describe.js';
-import { KEY, openDashboard, serverApi } from './testing.js';
+import { KEY, openDashboard, serverApi } from '../../../test/helpers/dashboard.js';
 
 const t = useTestServer();
 afterEach(() => cleanup());

@@ -6,7 +6,7 @@ import type { Ticker } from './ticker.js';
 /** What became of a checkout: still open, or an end to say. */
 export type CheckoutOutcome = { done: false } | { done: true; kind: 'info' | 'error'; text: string };
 
-/** The billing history holds every checkout session by its id (DESIGN: checkout sessions). */
+/** The billing history holds every checkout session by its id. */
 export function checkoutOutcome(record: BillingRecord | undefined): CheckoutOutcome {
   if (!record || record.status === 'pending') return { done: false };
   if (record.status === 'paid') return { done: true, kind: 'info', text: `Payment received (${usd(record.amount_usd)}): ${record.description}.` };

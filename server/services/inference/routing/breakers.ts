@@ -1,6 +1,6 @@
 import type { Clock } from '../../../clock.js';
 import type { BreakerRecord, BreakerStore } from '../../../store/types.js';
-import type { InferenceObserver } from '../observer.js';
+import type { InferenceObserver } from '../../../metrics/inference-observer.js';
 
 export interface BreakerPolicy {
   /** Failures within `windowMs` (from the first of them) that open the breaker. */

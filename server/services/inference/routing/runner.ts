@@ -2,7 +2,7 @@ import type { Clock } from '../../../clock.js';
 import { ApiError } from '../../../errors.js';
 import type { Requested, ResolvedModel } from '../../../providers/registry.js';
 import type { BreakerStore, UsageAttempt } from '../../../store/types.js';
-import { nobodyWatching, type InferenceObserver } from '../observer.js';
+import { nobodyWatching, type InferenceObserver } from '../../../metrics/inference-observer.js';
 import { clockSleep, DEFAULT_RETRY, waitBefore, type RetryPolicy, type Sleep } from './backoff.js';
 import { createBreakers, type BreakerPolicy } from './breakers.js';
 import { createLatencyOrder, createRotation } from './plan.js';

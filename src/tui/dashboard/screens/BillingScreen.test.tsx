@@ -1,7 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, useTestServer } from '../../../../test/helpers/api.js';
-import { KEY, openDashboard, serverApi } from '../testing.js';
+import { KEY, openDashboard, serverApi } from '../../../../test/helpers/dashboard.js';
 
 /** The Billing screen against the real server and its sandbox processor. */
 const t = useTestServer();

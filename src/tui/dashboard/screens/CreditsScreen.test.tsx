@@ -1,7 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, expectStatus, fundPromotions, useTestServer } from '../../../../test/helpers/api.js';
-import { KEY, openDashboard, serverApi } from '../testing.js';
+import { KEY, openDashboard, serverApi } from '../../../../test/helpers/dashboard.js';
 
 const t = useTestServer();
 afterEach(() => cleanup());

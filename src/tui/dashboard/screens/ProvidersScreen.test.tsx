@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useTestServer } from '../../../../test/helpers/api.js';
 import { setBreaker } from '../../../../test/helpers/breakers.js';
 import { pricedProvider } from '../../../../test/helpers/providers.js';
-import { openDashboard, serverApi } from '../testing.js';
+import { openDashboard, serverApi } from '../../../../test/helpers/dashboard.js';
 
 /** The Providers screen against the real server, fed attempts as the routes report them. */
 const t = useTestServer({ providers: [pricedProvider()] });

@@ -2,12 +2,12 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../../client/errors.js';
 import type { Checkout, DashboardApi, Plan, PlanChoice, Subscription } from '../api.js';
-import { active, NO_SUBSCRIPTION as NONE, PLANS } from './subscription-fixtures.js';
-import { KEY, fakeApi, openDashboard } from '../testing.js';
+import { active, NO_SUBSCRIPTION as NONE, PLANS } from '../../../../test/helpers/subscription-fixtures.js';
+import { KEY, fakeApi, openDashboard } from '../../../../test/helpers/dashboard.js';
 
 /**
  * The screen's behaviour in every state, on a fake port that keeps a subscription the way
- * DESIGN §6 describes, with the contract's shapes (and answers a real server could not be made
+ * ARCHITECTURE.md §6 describes, with the contract's shapes (and answers a real server could not be made
  * to give on cue: a declined card, a server without subscriptions). The flows against the real
  * server and its sandbox processor are in SubscriptionScreen.server.test.tsx.
  */

@@ -5,7 +5,7 @@ import { pricedProvider } from '../../../../test/helpers/providers.js';
 import { createLocalAdapter } from '../../../../server/providers/local/adapter.js';
 import type { ProviderAdapter } from '../../../../server/providers/types.js';
 import { ApiRequestError } from '../../../client/errors.js';
-import { openDashboard, serverApi } from '../testing.js';
+import { openDashboard, serverApi } from '../../../../test/helpers/dashboard.js';
 
 /** The local echo, with the first 4 input tokens of each answer read from the prompt cache (as a provider reports it). */
 function cachingAdapter(): ProviderAdapter {

@@ -1,7 +1,7 @@
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appPath, createOwnerApp, randomAddress, useTestServer } from '../../../../test/helpers/api.js';
-import { KEY, openDashboard, serverApi } from '../testing.js';
+import { KEY, openDashboard, serverApi } from '../../../../test/helpers/dashboard.js';
 
 const t = useTestServer();
 afterEach(() => cleanup());

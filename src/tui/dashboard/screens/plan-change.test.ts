@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planChange, planName } from './plan-change.js';
-import { active, NO_SUBSCRIPTION, plan } from './subscription-fixtures.js';
+import { active, NO_SUBSCRIPTION, plan } from '../../../../test/helpers/subscription-fixtures.js';
 
 describe('planChange', () => {
   it('is a checkout without an active subscription', () => {

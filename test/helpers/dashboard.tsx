@@ -1,15 +1,15 @@
 import { render } from 'ink-testing-library';
 import { stripVTControlCharacters } from 'node:util';
 import { expect, vi } from 'vitest';
-import type { TestServer } from '../../../test/helpers/server.js';
-import { createClient } from '../../client/client.js';
-import { operations } from '../../contract/operations/index.js';
-import type { DashboardApi } from './api.js';
-import { createDashboardApi } from './client-api.js';
-import { DashboardApp } from './DashboardApp.js';
-import type { RefreshState } from './refresh.js';
-import type { ScreenId } from './screens.js';
-import { manualTicker } from './ticker.js';
+import type { TestServer } from './server.js';
+import { createClient } from '../../src/client/client.js';
+import { operations } from '../../src/contract/operations/index.js';
+import type { DashboardApi } from '../../src/tui/dashboard/api.js';
+import { createDashboardApi } from '../../src/tui/dashboard/client-api.js';
+import { DashboardApp } from '../../src/tui/dashboard/DashboardApp.js';
+import type { RefreshState } from '../../src/tui/dashboard/refresh.js';
+import type { ScreenId } from '../../src/tui/dashboard/screens.js';
+import { manualTicker } from '../../src/tui/dashboard/ticker.js';
 
 /**
  * For the dashboard's tests (not a test itself): the dashboard as a user meets it, keys into

@@ -1,4 +1,4 @@
-import type { BillingInterval, Tier } from '../../store/types.js';
+import type { BillingInterval, Tier } from '../store/types.js';
 
 export interface Plan {
   tier: Tier;

@@ -1,7 +1,23 @@
-/** One server-sent event. */
+/**
+ * Server-sent events, the wire format every streamed answer travels in (chat completions,
+ * Responses and Messages streams, and the upstreams' own): one module that the server writes and
+ * parses upstreams with, and the client reads with.
+ */
+
+/** One event as written: `event` names it (Responses and Messages streams), `data` is already JSON text. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** One event as read from a stream. */
 export interface ServerSentEvent {
   event: string | null;
   data: string;
+}
+
+export function formatEvent(event: SseEvent): string {
+  return `${event.event ? `event: ${event.event}\n` : ''}data: ${event.data}\n\n`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Plan, Subscription } from '../api.js';
+import type { Plan, Subscription } from '../../src/tui/dashboard/api.js';
 
 /** Plans and subscriptions in the contract's shapes, for the subscription screen's tests. */
 

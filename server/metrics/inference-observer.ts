@@ -1,4 +1,4 @@
-import type { UsageEvent } from '../../store/types.js';
+import type { UsageEvent } from '../store/types.js';
 
 /**
  * What inference tells whoever watches it — the metrics (`GET /metrics`) and the Providers screen.

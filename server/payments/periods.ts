@@ -1,4 +1,4 @@
-import type { BillingInterval } from '../../store/types.js';
+import type { BillingInterval } from '../store/types.js';
 
 /**
  * The end of a period that starts at `start`: the same day and time one month or year on,
