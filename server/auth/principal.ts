@@ -2,6 +2,15 @@ import type { KeyRole } from '../../src/contract/operation.js';
 import type { AppRecord, AppScope } from '../store/types.js';
 
 /**
+ * The caller's tokens in the rate window as counting its request read them (rate-limits.ts), so
+ * the meter's check before the hold need not read them again.
+ */
+export interface TokensSeen {
+  windowStart: number;
+  tokens: number;
+}
+
+/**
  * Who is calling. Developer operations need an API key; end-user operations accept both.
  * `livemode` is false in test mode — a `svc_test_` key, or a user signed in with a sandbox
  * identity token: the offline local provider, sandbox payments, play money, and only test objects.
@@ -18,6 +27,7 @@ export type Principal =
       budgeted?: boolean;
       /** Sets a header on this request's answer (the pipeline's; for the budget headers of metered answers). */
       answerHeader?: (name: string, value: string) => void;
+      tokensSeen?: TokensSeen;
     }
   | {
       kind: 'user';
@@ -27,6 +37,7 @@ export type Principal =
       livemode: boolean;
       /** Sets a header on this request's answer (the pipeline's; for the routing headers of metered answers). */
       answerHeader?: (name: string, value: string) => void;
+      tokensSeen?: TokensSeen;
     };
 
 /** Test mode: a test key or a sandbox user. Free local models, sandbox payments, play money. */

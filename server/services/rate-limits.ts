@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal, TokensSeen } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { AppRecord, Store } from '../store/types.js';
@@ -58,15 +58,16 @@ export function createRateLimitService(deps: {
 
   return {
     /**
-     * Counts one request of this caller and returns the headers that say where it stands;
+     * Counts one request of this caller and returns the headers that say where it stands, and
+     * the tokens it read (the meter checks those, rather than read them again);
      * throws a 429 (with those headers and retry-after) past the request or token limit.
      */
-    async countRequest(principal: Principal): Promise<Record<string, string>> {
+    async countRequest(principal: Principal): Promise<{ headers: Record<string, string>; tokensSeen: TokensSeen }> {
       const { start, resetSeconds } = window();
       const subject = rateSubject(principal);
       const limits = await limitsOf(subject, principal.app);
-      const requests = await deps.store.rateCounters.add(`requests:${subject}`, start, 1);
-      const tokens = await deps.store.rateCounters.get(`tokens:${subject}`, start);
+      // One step (one round trip on a shared store): this request counted, the tokens read.
+      const { added: requests, read: tokens } = await deps.store.rateCounters.addAndGet(`requests:${subject}`, `tokens:${subject}`, start, 1);
       const headers = {
         'x-ratelimit-limit': String(limits.requests),
         'x-ratelimit-remaining': String(Math.max(0, limits.requests - requests)),
@@ -75,14 +76,20 @@ export function createRateLimitService(deps: {
         'x-ratelimit-remaining-tokens': String(Math.max(0, limits.tokens - tokens)),
       };
       if (requests > limits.requests) throw exceeded('requests', limits.requests, resetSeconds, headers);
-      return headers;
+      return { headers, tokensSeen: { windowStart: start, tokens } };
     },
 
-    /** Before inference: a caller whose tokens this minute have reached the limit waits (429). */
-    async checkTokens(subject: string, app: AppRecord): Promise<void> {
+    /**
+     * Before inference: a caller whose tokens this minute have reached the limit waits (429). The
+     * tokens counting the request read (`seen`) stand when still of this window: they were read
+     * moments ago, and tokens are counted only at settlement anyway, so requests in flight
+     * together all pass this check whichever read it used.
+     */
+    async checkTokens(subject: string, app: AppRecord, seen?: TokensSeen): Promise<void> {
       const { start, resetSeconds } = window();
       const limit = (await limitsOf(subject, app)).tokens;
-      if ((await deps.store.rateCounters.get(`tokens:${subject}`, start)) >= limit) {
+      const tokens = seen?.windowStart === start ? seen.tokens : await deps.store.rateCounters.get(`tokens:${subject}`, start);
+      if (tokens >= limit) {
         throw exceeded('tokens', limit, resetSeconds, {});
       }
     },

@@ -168,8 +168,11 @@ export async function openMeter(
       settled = true;
       const event = eventOf(usage, status, errorCode);
       try {
-        await deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens);
-        const result = await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, windows);
+        // Side by side (two round trips at once on a shared store): the tokens count apart from the money.
+        const [, result] = await Promise.all([
+          deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens),
+          deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, windows),
+        ]);
         deps.observer?.usageRecorded(event, result.chargedMicro);
         return result;
       } finally {

@@ -20,15 +20,16 @@ export function createRateCounters(): RateCounter {
     }
     return counters;
   };
+  const add = (key: string, windowStart: number, amount: number) => {
+    const counters = windowOf(windowStart);
+    const total = (counters.get(key) ?? 0) + amount;
+    counters.set(key, total);
+    return total;
+  };
+  const get = (key: string, windowStart: number) => windows.get(windowStart)?.get(key) ?? 0;
   return {
-    async add(key, windowStart, amount) {
-      const counters = windowOf(windowStart);
-      const total = (counters.get(key) ?? 0) + amount;
-      counters.set(key, total);
-      return total;
-    },
-    async get(key, windowStart) {
-      return windows.get(windowStart)?.get(key) ?? 0;
-    },
+    add: async (key, windowStart, amount) => add(key, windowStart, amount),
+    get: async (key, windowStart) => get(key, windowStart),
+    addAndGet: async (key, readKey, windowStart, amount) => ({ added: add(key, windowStart, amount), read: get(readKey, windowStart) }),
   };
 }
