@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../src/contract/errors.js';
 import type { ApiError } from './errors.js';
 
 /**
@@ -9,7 +10,7 @@ import type { ApiError } from './errors.js';
 export type ErrorProtocol = 'openai' | 'anthropic';
 
 /** What an error names itself with, in either shape (a stream's error event carries no status). */
-export type ErrorFacts = Pick<ApiError, 'message' | 'type' | 'code' | 'param'> & { status?: number };
+export type ErrorFacts = Pick<ApiError, 'message' | 'type' | 'param'> & { code: string | null; status?: number };
 
 /** Anthropic's error type for each of the gateway's, by the status Anthropic gives it. */
 const ANTHROPIC_TYPES: Record<string, string> = {
@@ -25,7 +26,7 @@ const ANTHROPIC_TYPES: Record<string, string> = {
 };
 
 /** An upstream that said it is overloaded (Anthropic's 529): clients back off and retry it. */
-export const OVERLOADED_CODE = 'upstream_overloaded';
+export const OVERLOADED_CODE = 'upstream_overloaded' satisfies ErrorCode;
 
 export function anthropicErrorType(error: ErrorFacts): string {
   if (error.code === OVERLOADED_CODE) return 'overloaded_error';

@@ -1,3 +1,4 @@
+import type { ErrorCode, ProviderErrorCode } from '../src/contract/errors.js';
 import { BalanceLimitError, StoreUnavailableError } from './store/types.js';
 
 /**
@@ -9,7 +10,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly type: string,
     message: string,
-    readonly code: string | null = null,
+    /** Declared in the contract (src/contract/errors.ts); a provider's own code only when passed on as such. */
+    readonly code: ErrorCode | ProviderErrorCode | null = null,
     readonly param: string | null = null,
     readonly headers: Record<string, string> = {},
   ) {
@@ -18,17 +20,17 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidRequest = (message: string, param: string | null = null, code = 'invalid_value') =>
+export const invalidRequest = (message: string, param: string | null = null, code: ErrorCode = 'invalid_value') =>
   new ApiError(400, 'invalid_request_error', message, code, param);
-export const unauthorized = (message: string, code = 'invalid_credentials') =>
+export const unauthorized = (message: string, code: ErrorCode = 'invalid_credentials') =>
   new ApiError(401, 'authentication_error', message, code);
 export const insufficientCredits = (message: string) =>
   new ApiError(402, 'insufficient_credits', message, 'insufficient_credits');
-export const forbidden = (message: string, code = 'permission_denied') =>
+export const forbidden = (message: string, code: ErrorCode = 'permission_denied') =>
   new ApiError(403, 'permission_denied', message, code);
-export const notFound = (message: string, code = 'not_found', param: string | null = null) =>
+export const notFound = (message: string, code: ErrorCode = 'not_found', param: string | null = null) =>
   new ApiError(404, 'not_found', message, code, param);
-export const conflict = (message: string, code = 'conflict') => new ApiError(409, 'conflict', message, code);
+export const conflict = (message: string, code: ErrorCode = 'conflict') => new ApiError(409, 'conflict', message, code);
 export const notImplemented = (operationId: string) =>
   new ApiError(
     501,

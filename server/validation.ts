@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from '../src/contract/errors.js';
 import { invalidRequest } from './errors.js';
 
 /** `messages.0.content` → `messages[0].content`, as OpenAI names parameters. */
@@ -8,7 +9,7 @@ function paramName(path: readonly PropertyKey[]): string {
     .join('');
 }
 
-function describe(issue: z.core.$ZodIssue, where: string) {
+function describe(issue: z.core.$ZodIssue, where: string): { param: string | null; message: string; code: ErrorCode } {
   const base = paramName(issue.path);
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';

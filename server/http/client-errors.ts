@@ -1,7 +1,8 @@
 import type { Duplex } from 'node:stream';
+import type { ErrorCode } from '../../src/contract/errors.js';
 
 /** What node's HTTP parser refuses before any handler runs, as the status and error code answered. */
-const REFUSALS: Record<string, { status: string; code: string; message: string }> = {
+const REFUSALS: Record<string, { status: string; code: ErrorCode; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: {
     status: '408 Request Timeout',
     code: 'request_timeout',
@@ -13,7 +14,7 @@ const REFUSALS: Record<string, { status: string; code: string; message: string }
     message: 'The request headers are too large.',
   },
 };
-const MALFORMED = { status: '400 Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
+const MALFORMED: { status: string; code: ErrorCode; message: string } = { status: '400 Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP/1.1.' };
 
 /**
  * The server's `clientError` handler: answers in the API's error shape when nothing has been

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { OVERLOADED_CODE } from '../error-shapes.js';
+import { providerErrorCode } from '../../src/contract/errors.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -47,7 +48,7 @@ export const upstreamRejectedRequest = (provider: string, status: number, said: 
     400,
     'invalid_request_error',
     `The provider '${provider}' refused the request (HTTP ${status}): ${said.message}`,
-    said.code ?? 'upstream_rejected',
+    said.code !== null ? providerErrorCode(said.code) : 'upstream_rejected',
     said.param,
   );
 

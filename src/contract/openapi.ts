@@ -3,6 +3,7 @@ import { describeAccess, describeRoles, type AnyOperation } from './operation.js
 import { operations } from './operations/index.js';
 import { ApiErrorBody } from './schemas/common.js';
 import { GROUP_DESCRIPTIONS } from './groups.js';
+import { ERROR_CODES, errorCodesOf, type ErrorCode } from './errors.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -13,10 +14,37 @@ const securityOf = (op: AnyOperation): Record<string, string[]>[] =>
         scheme === 'api_key' ? [{ ApiKey: [] }, { ApiKeyBearer: [] }] : [{ IdentityToken: [] }],
       );
 
-const errorResponse = (description: string) => ({
-  description,
+/** An error answer: the codes it can carry are listed (`x-svc-error-codes`) and named in the description. */
+const errorResponse = (description: string, codes: readonly ErrorCode[]) => ({
+  description: codes.length > 0 ? `${description}. Codes: ${codes.join(', ')}` : description,
+  ...(codes.length > 0 ? { 'x-svc-error-codes': [...codes] } : {}),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
+
+const STATUS_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request: the message names the field',
+  401: 'Missing or invalid credentials',
+  402: 'Not enough credits or budget',
+  404: 'Not found',
+  409: 'Conflicts with the current state',
+  429: 'Rate limited',
+};
+
+/** The operation's error responses, one per status its codes answer with. */
+function errorResponses(op: AnyOperation): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(op)) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of byStatus) {
+    const described =
+      status === 403 && op.roles ? `Forbidden: ${describeRoles(op.roles)} is needed` : (STATUS_DESCRIPTIONS[status] ?? 'Error');
+    responses[String(status)] = errorResponse(described, codes);
+  }
+  return responses;
+}
 
 function operationObject(op: AnyOperation) {
   const parameters = [
@@ -63,10 +91,8 @@ function operationObject(op: AnyOperation) {
         : {}),
     responses: {
       [String(op.successStatus ?? 200)]: success,
-      '400': errorResponse('Invalid request: the message names the field'),
-      ...(op.auth.includes('none') ? {} : { '401': errorResponse('Missing or invalid credentials') }),
-      ...(op.roles ? { '403': errorResponse(`Forbidden: ${describeRoles(op.roles)} is needed`) } : {}),
-      default: errorResponse('Error'),
+      ...errorResponses(op),
+      default: errorResponse('Error', []),
     },
   };
 }
@@ -96,6 +122,8 @@ export function buildOpenApiDocument(options: { version: string }) {
       description: GROUP_DESCRIPTIONS[name] ?? `The ${name} operations`,
     })),
     paths,
+    // Every code the API answers with, its status and meaning (src/contract/errors.ts).
+    'x-svc-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, { status, meaning }]) => [code, { status, meaning }])),
     components: {
       schemas: { Error: errorSchema },
       securitySchemes: {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from './errors.js';
 
 /** How a caller proves who they are. `none` marks public operations (health, JWKS, OpenAPI). */
 export type AuthScheme = 'none' | 'api_key' | 'identity_token';
@@ -102,6 +103,11 @@ export interface OperationDefinition<
   readonly successStatus?: 200 | 201 | 202 | 204;
   readonly summary: string;
   readonly description?: string;
+  /**
+   * The error codes this operation answers beyond those its declaration implies (body, auth,
+   * roles, modes, metering: see errorCodesOf); listed in the OpenAPI document.
+   */
+  readonly errors?: readonly ErrorCode[];
 }
 
 export type AnyOperation = OperationDefinition<string, FieldsSchema, FieldsSchema, FieldsSchema, z.ZodType>;

@@ -46,6 +46,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'credits.claim-daily',
+    errors: ['already_claimed', 'sponsor_cannot_pay', 'user_claims_disabled'],
     cli: ['credits', 'claim-daily'],
     method: 'POST',
     path: '/credits/claim-daily',
@@ -56,6 +57,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'credits.claim-task',
+    errors: ['already_claimed', 'requirement_not_met', 'sponsor_cannot_pay', 'user_claims_disabled'],
     cli: ['credits', 'claim-task'],
     method: 'POST',
     path: '/credits/claim-task',
@@ -77,6 +79,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'credits.purchase',
+    errors: ['payments_not_configured', 'payment_processor_error'],
     cli: ['credits', 'purchase'],
     method: 'POST',
     path: '/credits/purchase',
@@ -89,6 +92,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'credits.sync-points',
+    errors: ['points_not_configured', 'points_unavailable', 'user_required'],
     cli: ['credits', 'sync-points'],
     method: 'POST',
     path: '/credits/sync-points',
@@ -129,6 +133,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.create-checkout-session',
+    errors: ['already_subscribed', 'payments_not_configured', 'payment_processor_error'],
     cli: ['subscriptions', 'create-checkout-session'],
     method: 'POST',
     path: '/subscriptions/checkout-session',
@@ -141,6 +146,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.customer-portal',
+    errors: ['no_subscription', 'no_customer', 'payments_not_configured', 'payment_processor_error'],
     cli: ['subscriptions', 'customer-portal'],
     method: 'POST',
     path: '/subscriptions/customer-portal',
@@ -152,6 +158,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.upgrade',
+    errors: ['no_subscription', 'no_active_subscription', 'subscription_canceling', 'not_an_upgrade', 'payment_processor_error'],
     cli: ['subscriptions', 'upgrade'],
     method: 'POST',
     path: '/subscriptions/upgrade',
@@ -163,6 +170,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.schedule-downgrade',
+    errors: ['no_subscription', 'no_active_subscription', 'subscription_canceling', 'not_a_downgrade', 'payment_processor_error'],
     cli: ['subscriptions', 'schedule-downgrade'],
     method: 'POST',
     path: '/subscriptions/schedule-downgrade',
@@ -174,6 +182,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.cancel-scheduled-downgrade',
+    errors: ['no_subscription', 'no_scheduled_downgrade', 'payment_processor_error'],
     cli: ['subscriptions', 'cancel-scheduled-downgrade'],
     method: 'POST',
     path: '/subscriptions/cancel-scheduled-downgrade',
@@ -184,6 +193,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.cancel',
+    errors: ['no_subscription', 'already_canceling', 'payment_processor_error'],
     cli: ['subscriptions', 'cancel'],
     method: 'POST',
     path: '/subscriptions/cancel',
@@ -194,6 +204,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.renew',
+    errors: ['no_subscription', 'not_canceling', 'payment_processor_error'],
     cli: ['subscriptions', 'renew'],
     method: 'POST',
     path: '/subscriptions/renew',
@@ -204,6 +215,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.webhook',
+    errors: ['signature_missing', 'signature_malformed', 'signature_invalid', 'signature_stale', 'invalid_event', 'payments_not_configured'],
     cli: ['subscriptions', 'webhook'],
     method: 'POST',
     path: '/subscriptions/webhook',

@@ -66,6 +66,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.get',
+    errors: ['app_not_found'],
     cli: ['developer', 'apps', 'get'],
     method: 'GET',
     path: '/developer/apps/{app_uuid}',
@@ -77,6 +78,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.update',
+    errors: ['app_not_found'],
     cli: ['developer', 'apps', 'update'],
     method: 'PATCH',
     path: '/developer/apps/{app_uuid}',
@@ -90,6 +92,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.delete',
+    errors: ['app_not_found', 'app_holds_credits', 'app_requests_in_flight'],
     cli: ['developer', 'apps', 'delete'],
     method: 'DELETE',
     path: '/developer/apps/{app_uuid}',
@@ -104,6 +107,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.fund',
+    errors: ['app_not_found', 'payments_not_configured', 'payment_processor_error'],
     cli: ['developer', 'apps', 'fund'],
     method: 'POST',
     path: '/developer/apps/{app_uuid}/fund',
@@ -123,6 +127,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.usage',
+    errors: ['app_not_found'],
     cli: ['developer', 'apps', 'usage'],
     method: 'GET',
     path: '/developer/apps/{app_uuid}/usage',
@@ -135,6 +140,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.usage.users',
+    errors: ['app_not_found'],
     cli: ['developer', 'apps', 'usage', 'users'],
     method: 'GET',
     path: '/developer/apps/{app_uuid}/usage/users',
@@ -151,6 +157,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.api-keys.create',
+    errors: ['app_not_found', 'expiry_in_past', 'test_key_cannot_be_admin'],
     cli: ['developer', 'apps', 'api-keys', 'create'],
     method: 'POST',
     path: '/developer/apps/{app_uuid}/api-keys',
@@ -165,6 +172,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.api-keys.list',
+    errors: ['app_not_found'],
     cli: ['developer', 'apps', 'api-keys', 'list'],
     method: 'GET',
     path: '/developer/apps/{app_uuid}/api-keys',
@@ -177,6 +185,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.api-keys.update',
+    errors: ['app_not_found', 'api_key_not_found', 'expiry_in_past'],
     cli: ['developer', 'apps', 'api-keys', 'update'],
     method: 'PATCH',
     path: '/developer/apps/{app_uuid}/api-keys/{key_id}',
@@ -190,6 +199,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.api-keys.delete',
+    errors: ['app_not_found', 'api_key_not_found'],
     cli: ['developer', 'apps', 'api-keys', 'delete'],
     method: 'DELETE',
     path: '/developer/apps/{app_uuid}/api-keys/{key_id}',
@@ -202,6 +212,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.idp.create',
+    errors: ['app_not_found', 'idp_app_id_taken'],
     cli: ['developer', 'apps', 'idp', 'create'],
     method: 'PUT',
     path: '/developer/apps/{app_uuid}/idp',
@@ -215,6 +226,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.idp.delete',
+    errors: ['app_not_found', 'idp_not_configured'],
     cli: ['developer', 'apps', 'idp', 'delete'],
     method: 'DELETE',
     path: '/developer/apps/{app_uuid}/idp',
@@ -227,6 +239,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.users.list',
+    errors: ['app_not_found'],
     cli: ['developer', 'apps', 'users', 'list'],
     method: 'GET',
     path: '/developer/apps/{app_uuid}/users',
@@ -239,6 +252,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.users.get',
+    errors: ['app_not_found', 'user_not_found'],
     cli: ['developer', 'apps', 'users', 'get'],
     method: 'GET',
     path: '/developer/apps/{app_uuid}/users/{address}',
@@ -250,6 +264,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.users.top-up',
+    errors: ['app_not_found', 'user_not_found', 'insufficient_credits', 'balance_limit'],
     cli: ['developer', 'apps', 'users', 'top-up'],
     method: 'POST',
     path: '/developer/apps/{app_uuid}/users/{address}/top-up',
@@ -262,6 +277,7 @@ export const developerOperations = [
   }),
   defineOperation({
     id: 'developer.apps.users.update',
+    errors: ['app_not_found', 'user_not_found'],
     cli: ['developer', 'apps', 'users', 'update'],
     method: 'PATCH',
     path: '/developer/apps/{app_uuid}/users/{address}',

@@ -24,6 +24,7 @@ const ResponseParams = z.strictObject({ id: z.string().regex(/^resp_[A-Za-z0-9]+
 export const inferenceOperations = [
   defineOperation({
     id: 'chat.completions',
+    errors: ['service_tier_not_priced'],
     cli: ['chat', 'completions'],
     method: 'POST',
     path: '/chat/completions',
@@ -37,6 +38,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'responses.create',
+    errors: ['response_not_found', 'item_not_found', 'service_tier_not_priced'],
     cli: ['responses', 'create'],
     method: 'POST',
     path: '/responses',
@@ -50,6 +52,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'responses.get',
+    errors: ['response_not_found', 'response_not_streamable'],
     cli: ['responses', 'get'],
     method: 'GET',
     path: '/responses/{id}',
@@ -64,6 +67,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'responses.delete',
+    errors: ['response_not_found'],
     cli: ['responses', 'delete'],
     method: 'DELETE',
     path: '/responses/{id}',
@@ -75,6 +79,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'responses.cancel',
+    errors: ['response_not_found', 'response_not_cancellable'],
     cli: ['responses', 'cancel'],
     method: 'POST',
     path: '/responses/{id}/cancel',
@@ -86,6 +91,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'responses.input-items',
+    errors: ['response_not_found', 'item_not_found'],
     cli: ['responses', 'input-items'],
     method: 'GET',
     path: '/responses/{id}/input_items',
@@ -123,6 +129,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'models.get',
+    errors: ['model_not_found'],
     cli: ['models', 'get'],
     method: 'GET',
     path: '/models/{model+}',

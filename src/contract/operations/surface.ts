@@ -30,6 +30,7 @@ export const surfaceOperations = [
   }),
   defineOperation({
     id: 'agents.get',
+    errors: ['not_found'],
     cli: ['agents', 'get'],
     method: 'GET',
     path: '/agents/{id}',
@@ -51,6 +52,7 @@ export const surfaceOperations = [
   }),
   defineOperation({
     id: 'text.lookup',
+    errors: ['not_found'],
     cli: ['text', 'lookup'],
     method: 'GET',
     path: '/text/{channel}/lookup',
@@ -63,6 +65,7 @@ export const surfaceOperations = [
   }),
   defineOperation({
     id: 'text.register',
+    errors: ['identifier_taken', 'model_not_found'],
     cli: ['text', 'register'],
     method: 'POST',
     path: '/text/{channel}/register',
@@ -86,6 +89,7 @@ export const surfaceOperations = [
   }),
   defineOperation({
     id: 'text.unregister',
+    errors: ['not_found'],
     cli: ['text', 'unregister'],
     method: 'DELETE',
     path: '/text/{channel}/unregister',
@@ -97,6 +101,7 @@ export const surfaceOperations = [
   }),
   defineOperation({
     id: 'sandbox.identity-token',
+    errors: ['app_not_found', 'sandbox_idp_required'],
     cli: ['sandbox', 'identity-token'],
     method: 'POST',
     path: '/sandbox/identity-token',
