@@ -354,8 +354,8 @@ async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } |
  * database (the load's connections alternate between them, as behind a round-robin balancer);
  * chat completions, non-streamed and streamed. The upstream and each target run in processes of
  * their own; the load comes from this one. `BENCH_SECONDS` sets the measured time per case,
- * `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and `BENCH_CPU_PROF=DIR` writes a CPU
- * profile of the SQLite svc process into DIR.
+ * `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and `BENCH_CPU_PROF=DIR` writes CPU
+ * profiles of the SQLite svc process and of each target's first PostgreSQL one into DIR.
  */
 export async function gatewayLoad(): Promise<void> {
   const dir = tempHome('svc-bench-load-');
@@ -384,7 +384,8 @@ export async function gatewayLoad(): Promise<void> {
       headers: { authorization: `Bearer ${key}` },
       pids: instances.map((instance) => instance.child.pid),
     });
-    const svc = await startSvc(undefined, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+    const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+    const svc = await startSvc(undefined, profileArgs);
     targets = [
       { name: 'direct', origins: [upstream.info.url], path: '/v1/chat/completions', model: MODEL, headers: {}, pids: [upstream.child.pid] },
       { name: 'bare proxy', origins: [proxy.info.url], path: '/v1/chat/completions', model: MODEL, headers: {}, pids: [proxy.child.pid] },
@@ -428,7 +429,7 @@ export async function gatewayLoad(): Promise<void> {
       await admin.end();
       const schemaUrl = new URL(database!.url);
       schemaUrl.searchParams.set('search_path', schema);
-      const first = await startSvc(schemaUrl.href);
+      const first = await startSvc(schemaUrl.href, profileArgs);
       const instances = [first];
       if (name === 'svc pg ×2') instances.push(await startSvc(schemaUrl.href));
       const target = svcTarget(name, instances, first.info.key as string);

@@ -3,6 +3,7 @@ import { chatOutput } from './chat-output.js';
 import { chatStart } from './chat-start.js';
 import { coldStart } from './cold-start.js';
 import { gatewayLoad, gatewayLoadChildren } from './gateway-load.js';
+import { gatewaySoak } from './gateway-soak.js';
 import { hold } from './hold.js';
 import { memorySearch } from './memory-search.js';
 import { routeLoad } from './route-load.js';
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<void>> = {
   'chat-output': chatOutput,
   'chat-history-search': chatHistorySearch,
   'gateway-load': gatewayLoad,
+  'gateway-soak': gatewaySoak,
   'route-load': routeLoad,
   hold,
   'memory-search': memorySearch,

@@ -2,7 +2,16 @@ import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { usageWrites } from './usage.js';
 import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type BudgetFound, type UserBudgetRow } from '../budget-standing.js';
-import type { AppScope, BudgetChecks, HeldBudgets, HoldResult, Store } from '../types.js';
+import type { AppScope, BudgetChecks, BudgetWindows, HeldBudgets, HoldResult, Store, UsageEvent } from '../types.js';
+
+interface PendingSettle {
+  accountId: number;
+  costMicro: number;
+  usage: UsageEvent;
+  windows: BudgetWindows | undefined;
+  resolve(result: { chargedMicro: number }): void;
+  reject(error: unknown): void;
+}
 
 /**
  * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
@@ -135,6 +144,111 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
     });
   }
 
+  /**
+   * One settlement as one statement, so atomic: the hold ends (it may be gone already: the
+   * instance that made it was taken for dead and its holds released), the account row is
+   * locked, the charge is what the balance allows beside the other holds, and the ledger
+   * entry, the user's spend, the usage row (what it cost and what was charged: a shortfall
+   * stays visible to svc serve --check) and its hourly rollup are written with it.
+   */
+  function settleStatement(q: Query, { accountId, costMicro, usage, windows }: PendingSettle) {
+    return q<{ charged: number }[]>`
+      WITH released AS (
+        DELETE FROM holds WHERE id = (
+          SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
+        ) RETURNING amount_micro
+      ), account AS (
+        SELECT id, balance_micro, held_micro - COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS held_after
+        FROM accounts WHERE id = ${accountId} FOR UPDATE
+      ), charge AS (
+        SELECT id, held_after, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - held_after))::bigint AS charged FROM account
+      ), moved AS (
+        UPDATE accounts SET held_micro = charge.held_after, balance_micro = accounts.balance_micro - charge.charged
+        FROM charge WHERE accounts.id = charge.id RETURNING accounts.balance_micro, charge.charged
+      ), entry AS (
+        INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
+        SELECT ${accountId}, -charged, balance_micro, 'inference', ${`usage:${usage.requestId}`},
+               ${`${usage.provider}/${usage.model}`}, ${usage.at}
+        FROM moved WHERE charged > 0
+      ), key_spend AS (
+        -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
+        UPDATE api_keys SET budget_spent_micro = budget_spent_micro + (SELECT charged FROM moved)
+        WHERE key_id = ${usage.keyId} AND budget_window_start = ${windows?.key ?? null} AND (SELECT charged FROM moved) > 0
+      ), spend AS (
+        -- One update of the user's row (a statement may not update a row twice): their spend, and
+        -- their budget's spend in the window their hold counted in (not a newer one).
+        UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved),
+          budget_spent_micro = budget_spent_micro
+            + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
+        -- Spend is live money: test mode is never charged, so only live users spend.
+        WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
+      ), ${usageWrites(q, usage, costMicro, 'moved')}
+      SELECT charged FROM moved`;
+  }
+
+  /** The statement's one row, or the error of an account that is not there. */
+  const chargedOf = (rows: { charged: number }[], item: PendingSettle) => {
+    const [row] = rows;
+    if (!row) throw new Error(`no account ${item.accountId}`);
+    return row.charged;
+  };
+
+  async function settleAlone(item: PendingSettle): Promise<void> {
+    try {
+      item.resolve({ chargedMicro: chargedOf(await settleStatement(sql, item), item) });
+    } catch (error) {
+      item.reject(error);
+    }
+  }
+
+  /**
+   * An account's settlements that arrived together, in one transaction (the statements sent
+   * at once, one commit): each still sees the one before it, and none is acknowledged before
+   * the commit. When the transaction fails (one bad settlement undoes all), each is tried again
+   * alone, so one cannot fail another.
+   */
+  async function settleTogether(items: PendingSettle[]): Promise<void> {
+    if (items.length > 1) {
+      let results: { charged: number }[][] | null = null;
+      try {
+        results = await sql.begin((tx) => items.map((item) => settleStatement(tx, item)));
+      } catch {
+        results = null;
+      }
+      if (results) {
+        // Committed: each has its charge (or, for an account not there, its error).
+        results.forEach((rows, i) => {
+          const item = items[i] as PendingSettle;
+          try {
+            item.resolve({ chargedMicro: chargedOf(rows, item) });
+          } catch (error) {
+            item.reject(error);
+          }
+        });
+        return;
+      }
+    }
+    await Promise.all(items.map(settleAlone));
+  }
+
+  // Settlements queued in this turn of the event loop, grouped per account at its end (as
+  // SQLite's group commit does): one transaction per account, so a group locks one account row,
+  // as a single settlement does. Should two groups still wait on each other through rows that
+  // accounts share (an app's usage rollups), PostgreSQL ends one and its settlements are tried
+  // again alone.
+  let queue: PendingSettle[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    const byAccount = new Map<number, PendingSettle[]>();
+    for (const item of batch) {
+      const group = byAccount.get(item.accountId);
+      if (group) group.push(item);
+      else byAccount.set(item.accountId, [item]);
+    }
+    for (const group of byAccount.values()) void settleTogether(group);
+  };
+
   return {
     async hold(payer, amountMicro, requestId, capUser, budgets) {
       const id = await accounts.of(payer);
@@ -165,45 +279,10 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
 
     async settle(payer, _heldMicro, costMicro, usage, windows) {
       const accountId = await accounts.of(payer);
-      // One statement, so one round trip and atomic: the hold ends (it may be gone already: the
-      // instance that made it was taken for dead and its holds released), the account row is
-      // locked, the charge is what the balance allows beside the other holds, and the ledger
-      // entry, the user's spend, the usage row (what it cost and what was charged: a shortfall
-      // stays visible to svc serve --check) and its hourly rollup are written with it.
-      const [row] = await sql<{ charged: number }[]>`
-        WITH released AS (
-          DELETE FROM holds WHERE id = (
-            SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
-          ) RETURNING amount_micro
-        ), account AS (
-          SELECT id, balance_micro, held_micro - COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS held_after
-          FROM accounts WHERE id = ${accountId} FOR UPDATE
-        ), charge AS (
-          SELECT id, held_after, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - held_after))::bigint AS charged FROM account
-        ), moved AS (
-          UPDATE accounts SET held_micro = charge.held_after, balance_micro = accounts.balance_micro - charge.charged
-          FROM charge WHERE accounts.id = charge.id RETURNING accounts.balance_micro, charge.charged
-        ), entry AS (
-          INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
-          SELECT ${accountId}, -charged, balance_micro, 'inference', ${`usage:${usage.requestId}`},
-                 ${`${usage.provider}/${usage.model}`}, ${usage.at}
-          FROM moved WHERE charged > 0
-        ), key_spend AS (
-          -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
-          UPDATE api_keys SET budget_spent_micro = budget_spent_micro + (SELECT charged FROM moved)
-          WHERE key_id = ${usage.keyId} AND budget_window_start = ${windows?.key ?? null} AND (SELECT charged FROM moved) > 0
-        ), spend AS (
-          -- One update of the user's row (a statement may not update a row twice): their spend, and
-          -- their budget's spend in the window their hold counted in (not a newer one).
-          UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved),
-            budget_spent_micro = budget_spent_micro
-              + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
-          -- Spend is live money: test mode is never charged, so only live users spend.
-          WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
-        ), ${usageWrites(sql, usage, costMicro, 'moved')}
-        SELECT charged FROM moved`;
-      if (!row) throw new Error(`no account ${accountId}`);
-      return { chargedMicro: row.charged };
+      return new Promise<{ chargedMicro: number }>((resolve, reject) => {
+        if (queue.length === 0) setImmediate(flush);
+        queue.push({ accountId, costMicro, usage, windows, resolve, reject });
+      });
     },
 
     async keyHeld(keyId) {

@@ -124,3 +124,13 @@ export function cpuSeconds(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/** Resident memory of a process (VmRSS), in bytes; NaN where /proc cannot tell (not Linux). */
+export function rssBytes(pid: number | undefined): number {
+  try {
+    const kilobytes = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kilobytes === undefined ? Number.NaN : Number(kilobytes) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
