@@ -82,14 +82,17 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });
-  // Headers go now, not with the first event: a stream may wait long for it (a resumed background
-  // response follows a run that has not written its next event yet), and its client waits on them.
-  res.flushHeaders();
   const iterator = reply.events[Symbol.asyncIterator]();
+  // Headers go with the first event when it is ready in this turn (most streams: the upstream's
+  // first event is awaited before the answer starts), saving a socket write; else on their own
+  // at the next, since a stream may wait long for its first event (a resumed background response
+  // follows a run that has not written its next event yet) and its client waits on them.
+  const flushHeaders = setImmediate(() => res.flushHeaders());
   let corked = false;
   try {
     while (!res.destroyed) {
       const next = await iterator.next();
+      clearImmediate(flushHeaders);
       if (next.done) break;
       // Events that arrive together (one upstream packet) leave in one socket write.
       if (!corked) {
@@ -105,6 +108,7 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
       if (!res.write(formatEvent(next.value))) await once(res, 'drain', { signal: closed }).catch(() => {});
     }
   } finally {
+    clearImmediate(flushHeaders);
     // Lets the producer settle what it has produced, whether the stream ended or was cut.
     await iterator.return?.();
     res.end();
