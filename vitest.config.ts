@@ -12,6 +12,9 @@ export default defineConfig({
     exclude: ['test/bench/**', 'node_modules/**', 'dist/**'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // The CLI tests run the CLI in-process: clipanion's ES build imports a directory
+    // (`../platform`), which Node's own loader refuses, so vite resolves it instead.
+    server: { deps: { inline: ['clipanion'] } },
     projects: [
       {
         extends: true,

@@ -13,8 +13,11 @@ export class NotLoggedInError extends Error {
   }
 }
 
+/** Everything a command may read of its process, injected (main.ts passes the real ones; tests their own). */
 export interface SvcContext extends BaseContext {
   env: NodeJS.ProcessEnv;
+  /** The directory relative paths on the command line are relative to. */
+  cwd: string;
 }
 
 /** What every command shares: `--api-url`, the config, a client, and error reporting. */

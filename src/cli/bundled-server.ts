@@ -9,7 +9,7 @@ type Config = ReturnType<typeof openConfig>;
  * Starts the server bundled with the CLI on this machine's SQLite database (`svc serve`, and
  * `svc chat` when no server answers). On an empty database the owner's keys are created; the
  * live key and URL are saved in the config when it has no key yet, so the CLI works at once.
- * The server logs to stderr, or to `logFile` when given (the chat's screen is no place for it).
+ * The server logs to the command's stderr, or to `logFile` when given (the chat's screen is no place for it).
  */
 export async function startBundledServer(
   config: Config,
@@ -21,6 +21,10 @@ export async function startBundledServer(
     providersFile?: string;
     payments?: 'stripe' | 'sandbox' | 'off';
     logFile?: string;
+    /** Where provider keys and settings are read: the command's environment, not the process's. */
+    env: NodeJS.ProcessEnv;
+    /** Where the server logs without a log file: the command's stderr. */
+    stderr: NodeJS.WritableStream;
   },
 ) {
   mkdirSync(config.home, { recursive: true, mode: 0o700 });
@@ -35,7 +39,8 @@ export async function startBundledServer(
       startingGrantCredits: options.startingCredits,
       ...(options.providersFile ? { providersFile: options.providersFile } : {}),
       ...(options.payments ? { payments: options.payments } : {}),
-      ...(serverLog ? { log: serverLog.write } : {}),
+      env: options.env,
+      log: serverLog ? serverLog.write : (line: string) => options.stderr.write(`${line}\n`),
     });
   } catch (error) {
     serverLog?.close();

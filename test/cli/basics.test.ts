@@ -9,7 +9,8 @@ afterAll(removeTempDirs);
 describe('svc basics', () => {
   it('--version prints the package.json version', async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const result = await runSvc(['--version'], { home });
+    // The launcher's fast path, through the real binary.
+    const result = await runSvc(['--version'], { home, spawn: true });
     expect(result.code, explain(result)).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
   });
@@ -53,7 +54,8 @@ describe('svc basics', () => {
 
   it('an unknown command exits 2 with the error on stderr', async () => {
     for (const args of [['bogus'], ['api', 'developer', 'apps', 'bogus']]) {
-      const result = await runSvc(args, { home });
+      // The exit code as the shell sees it: through the real binary.
+      const result = await runSvc(args, { home, spawn: true });
       expect(result.code, explain(result)).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/command not found/i);

@@ -62,9 +62,11 @@ describe('API errors (exit 1, JSON on stderr)', () => {
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+      // Exit 1 as the shell sees it: through the real binary.
       const result = await runSvc(['api', 'developer', 'apps', 'list', '--api-url', url], {
         home,
         env: { SVC_API_KEY: cli.server.liveKey },
+        spawn: true,
       });
       expect(expectApiError(result, { type: 'invalid_response' }).message).toContain('not JSON');
     } finally {
@@ -139,9 +141,11 @@ describe('usage errors (exit 2)', () => {
 
 describe('unreachable server (exit 3)', () => {
   it('says so as JSON on stderr and points to `svc serve`', async () => {
+    // Exit 3 as the shell sees it: through the real binary.
     const result = await runSvc(['api', 'developer', 'apps', 'list', '--api-url', 'http://127.0.0.1:1'], {
       home,
       env: { SVC_API_KEY: cli.server.liveKey },
+      spawn: true,
     });
     expect(result.code, explain(result)).toBe(3);
     expect(result.stdout).toBe('');

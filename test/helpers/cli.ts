@@ -3,13 +3,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { runCommandLine } from '../../src/cli/main.js';
 import { startTestServer, type TestServer } from './server.js';
 
 /**
- * Helpers for CLI tests: they run the real `bin/svc.js` (the esbuild bundle in dist/cli) as a
- * child process, with a minimal environment and a throwaway `SVC_HOME`, never the user's ~/.svc.
+ * Helpers for CLI tests. `runSvc` runs a command line in-process through the CLI's own entry
+ * (`runCommandLine`, as the binary does) with in-memory streams, an environment of its own and a
+ * throwaway `SVC_HOME`, never the user's ~/.svc nor this process's environment. With
+ * `spawn: true` (and `startServe`, `runSvcIntoClosedPipe`) it runs the real `bin/svc.js` — the
+ * esbuild bundle in dist/cli — as a child process: for what needs one (the bundle, pipes,
+ * signals, exit codes as the shell sees them).
  */
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,6 +55,8 @@ export interface RunOptions {
   /** Text for the child's stdin (stdin is closed either way). */
   input?: string;
   timeoutMs?: number;
+  /** Run the built binary as a child process instead of in-process. */
+  spawn?: boolean;
 }
 
 export interface RunResult {
@@ -91,8 +99,60 @@ export function parseJsonLine(text: string, what: string): any {
   return value;
 }
 
+function runResult(args: readonly string[], code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): RunResult {
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    json: () => parseJsonLine(stdout, `the stdout of ${describeRun(args, stdout, stderr)}\n`),
+    errorJson: () => parseJsonLine(stderr, `the stderr of ${describeRun(args, stdout, stderr)}\n`),
+  };
+}
+
 /** Runs `svc <args…>` to completion. Never rejects on a non-zero exit: tests assert `code`. */
 export function runSvc(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  return options.spawn ? spawnSvc(args, options) : runSvcInProcess(args, options);
+}
+
+/** A stream that keeps what is written to it, as a pipe's reader would (no TTY). */
+class CapturedOutput extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/**
+ * `svc <args…>` in this process: stdin holds `input` and ends, stdout and stderr are captured,
+ * the command sees only `childEnv` and a temporary working directory. What would escape a
+ * process as an uncaught error is printed to stderr with exit code 1, as Node does.
+ */
+async function runSvcInProcess(args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const { home, env, input, timeoutMs = 15_000 } = options;
+  const stdout = new CapturedOutput();
+  const stderr = new CapturedOutput();
+  const context = { stdin: Readable.from(input ? [input] : []), stdout, stderr, env: childEnv(home, env), cwd: tmpdir(), colorDepth: 1 };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms: ${describeRun(args, stdout.text, stderr.text)}`)), timeoutMs);
+  });
+  let code: number;
+  try {
+    code = await Promise.race([runCommandLine([...args], context), timeout]);
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith('timed out after')) throw error;
+    stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    code = 1;
+  } finally {
+    clearTimeout(timer);
+  }
+  return runResult(args, code, null, stdout.text, stderr.text);
+}
+
+/** `svc <args…>` as a child process of the built binary. */
+function spawnSvc(args: readonly string[], options: RunOptions): Promise<RunResult> {
   const { home, env, input, timeoutMs = 15_000 } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -116,14 +176,7 @@ export function runSvc(args: readonly string[], options: RunOptions): Promise<Ru
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({
-        code,
-        signal,
-        stdout,
-        stderr,
-        json: () => parseJsonLine(stdout, `the stdout of ${describeRun(args, stdout, stderr)}\n`),
-        errorJson: () => parseJsonLine(stderr, `the stderr of ${describeRun(args, stdout, stderr)}\n`),
-      });
+      resolve(runResult(args, code, signal, stdout, stderr));
     });
   });
 }

@@ -48,7 +48,7 @@ export class ApiRawCommand extends ApiOutputCommand {
 
   private async body(): Promise<string | undefined> {
     if (this.input === undefined) return undefined;
-    return this.input === '-' ? readAll(this.context.stdin) : readFlagFile(`--input ${this.input}`, this.input);
+    return this.input === '-' ? readAll(this.context.stdin) : readFlagFile(`--input ${this.input}`, this.input, this.context.cwd);
   }
 
   async execute(): Promise<number> {

@@ -77,7 +77,7 @@ export function apiCommandFor(op: OperationManifest) {
       const given = this.json;
       if (given === undefined) return undefined;
       if (given === '-') return readAll(this.context.stdin);
-      return given.startsWith('@') ? readFlagFile(`--json ${given}`, given.slice(1)) : given;
+      return given.startsWith('@') ? readFlagFile(`--json ${given}`, given.slice(1), this.context.cwd) : given;
     }
 
     constructor() {

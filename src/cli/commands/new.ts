@@ -53,7 +53,7 @@ export class NewCommand extends SvcCommand {
     const starterName = this.starter ?? (await this.askStarter());
     const starter = STARTERS[starterName];
     const idpVariable = this.idpVariable(starter, starterName);
-    const target = resolveTarget(this.dir ?? '.', process.cwd());
+    const target = resolveTarget(this.dir ?? '.', this.context.cwd);
     checkEmpty(target);
     let connection: ReturnType<SvcCommand['connection']>;
     try {

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { ownerKeyNotice, startBundledServer } from '../bundled-server.js';
 import { BACKGROUND_ENV, readPidFile, removePidFile, serverLogPath, writePidFile, type ReadyMessage } from '../background-server.js';
 import { loadServer } from '../lazy.js';
+import { stopSignals } from '../stop-signals.js';
 import { describeListenError } from '../port-holder.js';
 import { databaseLocation, locationText, shownLocation, type DatabaseLocation } from '../database-option.js';
 
@@ -55,7 +56,6 @@ export class ServeCommand extends SvcCommand {
   });
 
   async execute(): Promise<number> {
-    const { stdout, stderr } = this.context;
     let config;
     try {
       config = await this.config();
@@ -64,10 +64,17 @@ export class ServeCommand extends SvcCommand {
     }
     // Listen for the stop signals before anything else: a supervisor that reacts to the listening
     // line may signal at once, and without a listener Node would die instead of shutting down.
-    const stopRequested = new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    const stop = stopSignals();
+    try {
+      return await this.serve(config, stop.requested);
+    } finally {
+      // Run in-process (the tests), the command must not leave its listeners on the process.
+      stop.dispose();
+    }
+  }
+
+  private async serve(config: Awaited<ReturnType<SvcCommand['config']>>, stopRequested: Promise<void>): Promise<number> {
+    const { stdout, stderr } = this.context;
     const location = databaseLocation(this.db, this.context.env, config.home);
     if ('refusal' in location) {
       stderr.write(location.refusal);
@@ -87,6 +94,8 @@ export class ServeCommand extends SvcCommand {
         ...(this.providers ? { providersFile: this.providers } : {}),
         ...(this.payments ? { payments: this.payments } : {}),
         ...(background ? { logFile: serverLogPath(config.home) } : {}),
+        env: this.context.env,
+        stderr,
       });
     } catch (error) {
       stderr.write(`svc: cannot start the server: ${describeListenError(error, this.port, readPidFile(config.home)?.pid ?? null)}\n`);

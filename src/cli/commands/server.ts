@@ -6,6 +6,7 @@ import { answers, isAlive, pidFilePath, readPidFile, removePidFile, serverLogPat
 import { SvcCommand } from '../base-command.js';
 import { svcHome } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
+import { stopSignals } from '../stop-signals.js';
 
 /** What the three share: the home whose background server they look after, and no --api-url. */
 abstract class ServerCommand extends SvcCommand {
@@ -117,10 +118,9 @@ export class ServerLogsCommand extends ServerCommand {
     if (lines.length === 0 && !this.follow) stderr.write(`svc: no server log at ${log} yet.\n`);
     if (lines.length > 0) stdout.write(`${lines.slice(-this.lines).join('\n')}\n`);
     if (watcher) {
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      const stop = stopSignals();
+      await stop.requested;
+      stop.dispose();
       watcher.close();
     }
     return ExitCode.ok;
