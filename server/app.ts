@@ -19,8 +19,9 @@ import { createProviderRegistry, type UpstreamProvider } from './providers/regis
 import type { RouteDefinition } from './providers/routes-config.js';
 import type { Store } from './store/types.js';
 import { createPlanCatalog, type PlanCatalog } from './payments/plans.js';
-import { PAYMENT_MODES, type PaymentsMode } from './payments/processors.js';
-import { metricsEndpoint, metricsTokenOf } from './metrics/endpoint.js';
+import type { PaymentsMode } from './payments/processors.js';
+import { metricsEndpoint } from './metrics/endpoint.js';
+import { readServerEnvironment, type ServerEnvironment } from './environment.js';
 import { knownTargets } from './metrics/labels.js';
 import { createMetricsObserver } from './metrics/observer.js';
 import { everyObserver, traceExportFromEnv } from './metrics/traces.js';
@@ -60,83 +61,34 @@ export interface RunningServer {
  * its keys are set, else off. One Stripe setting without the other is a mistake worth refusing to
  * start over, and so is `stripe` without them.
  */
-async function paymentsSetup(asked: PaymentsMode | undefined, env: NodeJS.ProcessEnv, plans: PlanCatalog) {
-  const fromEnv = env.SVC_PAYMENTS;
-  if (asked === undefined && fromEnv !== undefined && !PAYMENT_MODES.includes(fromEnv as PaymentsMode)) {
-    throw new Error(`SVC_PAYMENTS must be one of ${PAYMENT_MODES.join(', ')} (got ${JSON.stringify(fromEnv)}).`);
-  }
-  const secretKey = env.STRIPE_SECRET_KEY;
-  const webhookSecret = env.STRIPE_WEBHOOK_SECRET;
+async function paymentsSetup(asked: PaymentsMode | undefined, env: ServerEnvironment, plans: PlanCatalog) {
+  const { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret } = env;
   if (Boolean(secretKey) !== Boolean(webhookSecret)) {
     throw new Error('Set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to use Stripe (or neither).');
   }
-  const mode = asked ?? (fromEnv as PaymentsMode | undefined) ?? (secretKey ? 'stripe' : 'off');
+  const mode = asked ?? env.SVC_PAYMENTS ?? (secretKey ? 'stripe' : 'off');
   if (mode !== 'stripe') return { paymentsMode: mode };
   if (!secretKey || !webhookSecret) throw new Error('Payments mode stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
   const { createStripeProcessor } = await import('./payments/stripe.js');
   return { paymentsMode: mode, stripe: await createStripeProcessor({ secretKey, webhookSecret, apiUrl: env.SVC_STRIPE_API_URL }, plans) };
 }
 
-/**
- * The sandbox processor's webhook secret: given, or a fresh one per process. Given, events can be
- * signed from outside (scripts replaying deliveries, tests); too short a secret is refused.
- */
-function webhookSecretOf(secret: string | undefined) {
-  if (secret === undefined) return {};
-  if (secret.length < 16) throw new Error('SVC_PAYMENT_WEBHOOK_SECRET must be at least 16 characters.');
-  return { webhookSecret: secret };
-}
-
-/** `SVC_DB_SYNCHRONOUS`: `normal` (the default) or `full`; anything else refuses to start. */
-function synchronousOf(value: string | undefined): 'normal' | 'full' {
-  const chosen = (value ?? 'normal').toLowerCase();
-  if (chosen !== 'normal' && chosen !== 'full') {
-    throw new Error(`SVC_DB_SYNCHRONOUS must be normal or full (got ${JSON.stringify(value)}).`);
-  }
-  return chosen;
-}
-
-/**
- * `SVC_PG_POOL`: connections per instance to PostgreSQL, at least 2 (work done under an advisory
- * lock holds one connection while it runs on another); anything else refuses to start.
- */
-function poolSizeOf(value: string | undefined): { poolSize?: number } {
-  if (value === undefined) return {};
-  const size = Number(value);
-  if (!Number.isInteger(size) || size < 2 || size > 1000) throw new Error(`SVC_PG_POOL must be a whole number from 2 to 1000 (got ${JSON.stringify(value)}).`);
-  return { poolSize: size };
-}
-
-/** `SVC_MAX_CONNECTIONS_PER_CLIENT`: a whole number from 1; anything else refuses to start. */
-function connectionsPerClientOf(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_CONNECTIONS_PER_CLIENT;
-  const most = Number(value);
-  if (!Number.isSafeInteger(most) || most < 1) {
-    throw new Error(`SVC_MAX_CONNECTIONS_PER_CLIENT must be a whole number from 1 (got ${JSON.stringify(value)}).`);
-  }
-  return most;
-}
-
-/** The points program from the environment; a rate that is not a positive number refuses to start. */
-function pointsProgram(url: string, rate = '1') {
-  const creditsPerPoint = Number(rate);
-  if (!Number.isFinite(creditsPerPoint) || creditsPerPoint <= 0) {
-    throw new Error(`SVC_POINTS_CREDITS_PER_POINT must be a positive number (got ${JSON.stringify(rate)}).`);
-  }
-  return { url, creditsPerPoint };
-}
-
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { providers, routes, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
   const settings = ServerSettings.parse(rest);
   // Configuration errors surface before anything is opened.
-  const connectionsPerClient = settings.maxConnectionsPerClient ?? connectionsPerClientOf(env.SVC_MAX_CONNECTIONS_PER_CLIENT);
-  const gateway = providers ? { providers, routes: routes ?? [] } : gatewayFromConfig(env, providersFile);
+  const environment = readServerEnvironment(env);
+  const connectionsPerClient = settings.maxConnectionsPerClient ?? environment.SVC_MAX_CONNECTIONS_PER_CLIENT ?? DEFAULT_CONNECTIONS_PER_CLIENT;
+  const gateway = providers ? { providers, routes: routes ?? [] } : gatewayFromConfig(env, providersFile ?? environment.SVC_PROVIDERS);
   const registry = createProviderRegistry(gateway.providers, gateway.routes);
-  const metricsToken = settings.metricsToken ?? metricsTokenOf(env.SVC_METRICS_TOKEN);
+  const metricsToken = settings.metricsToken ?? environment.SVC_METRICS_TOKEN;
+  const webhookSecret = settings.paymentWebhookSecret ?? environment.SVC_PAYMENT_WEBHOOK_SECRET;
   const known = knownTargets(registry);
   const traces = traceExportFromEnv(env, { known, clock, version: VERSION });
-  const store = await openStore(settings.dbPath, { synchronous: synchronousOf(env.SVC_DB_SYNCHRONOUS), ...poolSizeOf(env.SVC_PG_POOL) });
+  const store = await openStore(settings.dbPath, {
+    synchronous: environment.SVC_DB_SYNCHRONOUS ?? 'normal',
+    ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),
+  });
   const metrics = createMetricsObserver({ known, clock, breakers: store.breakers });
   const observer = traces ? everyObserver([metrics.observer, traces.observer]) : metrics.observer;
   let services: Services;
@@ -150,14 +102,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       identityIssuer: settings.identityIssuer,
       rateLimits: { requestsPerMinute: settings.rateLimitRequestsPerMinute, tokensPerMinute: settings.rateLimitTokensPerMinute },
       maxBodyBytes: settings.maxBodyBytes,
-      ...webhookSecretOf(settings.paymentWebhookSecret ?? env.SVC_PAYMENT_WEBHOOK_SECRET),
-      ...(env.SVC_AGENTS ? { agentsFile: env.SVC_AGENTS } : {}),
-      ...(env.SVC_POINTS_URL ? { points: pointsProgram(env.SVC_POINTS_URL, env.SVC_POINTS_CREDITS_PER_POINT) } : {}),
+      // Given, the sandbox processor's events can be signed from outside (scripts, tests); else a fresh secret per process.
+      ...(webhookSecret !== undefined ? { webhookSecret } : {}),
+      ...(environment.SVC_AGENTS ? { agentsFile: environment.SVC_AGENTS } : {}),
+      ...(environment.SVC_POINTS_URL
+        ? { points: { url: environment.SVC_POINTS_URL, creditsPerPoint: environment.SVC_POINTS_CREDITS_PER_POINT ?? 1 } }
+        : {}),
       log,
       plans,
       observer,
       targets: metrics.targets,
-      ...(await paymentsSetup(settings.payments, env, plans)),
+      ...(await paymentsSetup(settings.payments, environment, plans)),
     });
     await services.signingKeys.ready();
   } catch (error) {

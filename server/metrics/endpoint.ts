@@ -55,10 +55,3 @@ export function metricsEndpoint(deps: { token: string | undefined; scrape: () =>
     res.end(method === 'HEAD' ? undefined : body);
   };
 }
-
-/** `SVC_METRICS_TOKEN`: unset (loopback only), or at least 16 characters; anything shorter refuses to start. */
-export function metricsTokenOf(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (value.length < 16) throw new Error('SVC_METRICS_TOKEN must be at least 16 characters.');
-  return value;
-}

@@ -29,8 +29,8 @@ export function buildProvider({ config, apiKey, models }: ResolvedProvider): Ups
 }
 
 /**
- * The upstream providers the environment and the providers file configure (the file from
- * `providersFile`, else `SVC_PROVIDERS`). Throws ProvidersConfigError with a clear message.
+ * The upstream providers the environment (its provider keys) and the providers file configure
+ * (the server passes `--providers`, else SVC_PROVIDERS). Throws ProvidersConfigError with a clear message.
  */
 export function providersFromConfig(env: NodeJS.ProcessEnv, providersFile?: string): UpstreamProvider[] {
   return gatewayFromConfig(env, providersFile).providers;
@@ -38,8 +38,7 @@ export function providersFromConfig(env: NodeJS.ProcessEnv, providersFile?: stri
 
 /** The providers, and the routes over their models, that the environment and the providers file configure. */
 export function gatewayFromConfig(env: NodeJS.ProcessEnv, providersFile?: string): { providers: UpstreamProvider[]; routes: RouteDefinition[] } {
-  const path = providersFile ?? (env.SVC_PROVIDERS || undefined);
-  const file = path ? readProvidersFile(path) : null;
+  const file = providersFile ? readProvidersFile(providersFile) : null;
   const resolved = resolveProviders(env, file);
   const routes = routesOf(file, resolved);
   return { providers: resolved.map(buildProvider), routes };

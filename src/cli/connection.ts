@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { clientEnvironment } from '../client/environment.js';
 
 /**
  * Where the CLI finds the API: the part of the config that every `svc api …` call reads. It
- * checks just the two fields it uses, so the hot path loads no schema library; the whole file
+ * checks just the two fields it uses, so the hot path loads no full schema library; the whole file
  * is validated (zod) by `config.ts` whenever it is written or a command needs more of it.
  */
 
@@ -14,7 +15,7 @@ export class ConfigError extends Error {}
 
 /** `SVC_HOME` moves the whole `~/.svc` (tests always set it). */
 export function svcHome(env: NodeJS.ProcessEnv): string {
-  return env.SVC_HOME && env.SVC_HOME.length > 0 ? env.SVC_HOME : join(homedir(), '.svc');
+  return clientEnvironment(env).SVC_HOME ?? join(homedir(), '.svc');
 }
 
 export const configPath = (env: NodeJS.ProcessEnv) => join(svcHome(env), 'config.json');
@@ -76,16 +77,17 @@ export function resolveConnection(env: NodeJS.ProcessEnv, apiUrlFlag: string | u
   const json = readConfigJson(path);
   const fileKey = optionalText(json, 'api_key', path);
   const fileUrl = optionalText(json, 'api_url', path);
-  const apiKey = env.SVC_API_KEY || fileKey;
+  const { SVC_API_KEY: envKey, SVC_API_URL: envUrl } = clientEnvironment(env);
+  const apiKey = envKey ?? fileKey;
   const apiUrl =
     apiUrlFlag !== undefined
       ? checkedUrl(apiUrlFlag, '--api-url')
-      : env.SVC_API_URL
-        ? checkedUrl(env.SVC_API_URL, 'SVC_API_URL')
+      : envUrl
+        ? checkedUrl(envUrl, 'SVC_API_URL')
         : fileUrl
           ? checkedUrl(fileUrl, `api_url in ${path}`)
           : DEFAULT_API_URL;
-  return { apiUrl, apiKey, keySource: env.SVC_API_KEY ? 'env' : fileKey ? 'config' : null };
+  return { apiUrl, apiKey, keySource: envKey ? 'env' : fileKey ? 'config' : null };
 }
 
 /** `svc_live_AbCd…wxyz`: enough to recognise a key, never enough to use it. */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { isPostgresUrl, withoutPassword } from '../../server/store/location.js';
+import { clientEnvironment } from '../client/environment.js';
 
 /** Where the server's data is: a SQLite file, or a PostgreSQL database by URL. */
 export type DatabaseLocation = { kind: 'file'; path: string } | { kind: 'url'; url: string };
@@ -15,7 +16,7 @@ export function shownLocation(location: DatabaseLocation): string {
  * scheme is refused in one line rather than opened as a file named like the URL.
  */
 export function databaseLocation(db: string | undefined, env: NodeJS.ProcessEnv, home: string): DatabaseLocation | { refusal: string } {
-  const given = db ?? (env.SVC_DATABASE_URL || undefined);
+  const given = db ?? clientEnvironment(env).SVC_DATABASE_URL;
   if (given === undefined) return { kind: 'file', path: join(home, 'server.db') };
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(given)) return { kind: 'file', path: given };
   if (isPostgresUrl(given)) return { kind: 'url', url: given };

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { clientEnvironment } from '../client/environment.js';
 
 const ANSI = { key: '\u001b[36m', string: '\u001b[32m', number: '\u001b[33m', literal: '\u001b[35m', reset: '\u001b[0m' };
 
@@ -8,7 +9,8 @@ export function isTty(stream: Writable | NodeJS.ReadableStream): boolean {
 }
 
 export function useColor(stream: Writable, env: NodeJS.ProcessEnv): boolean {
-  return isTty(stream) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
+  const { NO_COLOR, TERM } = clientEnvironment(env);
+  return isTty(stream) && NO_COLOR === undefined && TERM !== 'dumb';
 }
 
 function colorize(json: string): string {

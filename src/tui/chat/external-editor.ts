@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clientEnvironment } from '../../client/environment.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './paste.js';
 
 const SHOW_CURSOR = '\u001b[?25h';
@@ -9,7 +10,8 @@ const HIDE_CURSOR = '\u001b[?25l';
 
 /** The editor the user chose: $VISUAL, then $EDITOR, then vi (as git chooses). */
 export function editorCommand(env: NodeJS.ProcessEnv): string {
-  return env.VISUAL?.trim() || env.EDITOR?.trim() || 'vi';
+  const { VISUAL, EDITOR } = clientEnvironment(env);
+  return VISUAL?.trim() || EDITOR?.trim() || 'vi';
 }
 
 export type ExternalEdit = { text: string } | { error: string };

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { readServerEnvironment, ServerEnvironment } from '../../server/environment.js';
+import { ClientEnvironment, clientEnvironment } from '../../src/client/environment.js';
+
+const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+
+/** The README's table of a schema's variables, as the schema describes them. */
+function table(rows: [name: string, description: string | undefined][]): string {
+  return ['| Variable | What it does |', '| --- | --- |', ...rows.map(([name, description]) => `| \`${name}\` | ${description ?? ''} |`)].join('\n');
+}
+const serverTable = () => table(Object.entries(ServerEnvironment.shape).map(([name, schema]) => [name, schema.description]));
+const clientTable = () =>
+  table(Object.entries(ClientEnvironment.shape).map(([name, schema]) => [name, z.globalRegistry.get(schema)?.description]));
+
+describe("the server's environment, one schema", () => {
+  it('takes an empty environment, with nothing set', () => {
+    expect(Object.values(readServerEnvironment({})).filter((value) => value !== undefined)).toEqual([]);
+  });
+
+  it('reads numbers, modes and case as the server uses them, and an empty value as unset', () => {
+    const env = readServerEnvironment({ SVC_PG_POOL: '12', SVC_DB_SYNCHRONOUS: 'FULL', SVC_PAYMENTS: 'sandbox', SVC_AGENTS: '', SVC_POINTS_CREDITS_PER_POINT: '2.5' });
+    expect(env).toMatchObject({ SVC_PG_POOL: 12, SVC_DB_SYNCHRONOUS: 'full', SVC_PAYMENTS: 'sandbox', SVC_AGENTS: undefined, SVC_POINTS_CREDITS_PER_POINT: 2.5 });
+  });
+
+  it('refuses a bad value in one line that names the variable, what it must be and what it got', () => {
+    expect(() => readServerEnvironment({ SVC_PG_POOL: '1' })).toThrow(/^SVC_PG_POOL must be a whole number from 2 to 1000 \(got "1"\)\.$/);
+    expect(() => readServerEnvironment({ SVC_MAX_CONNECTIONS_PER_CLIENT: '1.5' })).toThrow(/^SVC_MAX_CONNECTIONS_PER_CLIENT must be a whole number from 1 \(got "1.5"\)\.$/);
+    expect(() => readServerEnvironment({ SVC_PAYMENTS: 'free' })).toThrow(/^SVC_PAYMENTS must be one of stripe, sandbox, off \(got "free"\)\.$/);
+    expect(() => readServerEnvironment({ SVC_DB_SYNCHRONOUS: 'sometimes' })).toThrow(/^SVC_DB_SYNCHRONOUS must be normal or full \(got "sometimes"\)\.$/);
+    expect(() => readServerEnvironment({ SVC_POINTS_CREDITS_PER_POINT: '-1' })).toThrow(/^SVC_POINTS_CREDITS_PER_POINT must be a positive number/);
+  });
+
+  it('never repeats a secret in its error', () => {
+    expect(() => readServerEnvironment({ SVC_METRICS_TOKEN: 'short-secret' })).toThrow(/^SVC_METRICS_TOKEN must be at least 16 characters\.$/);
+    expect(() => readServerEnvironment({ SVC_PAYMENT_WEBHOOK_SECRET: 'short-secret' })).toThrow(/^SVC_PAYMENT_WEBHOOK_SECRET must be at least 16 characters\.$/);
+  });
+});
+
+describe("the client's environment, one schema", () => {
+  it('reads set-but-empty as unset, except NO_COLOR, which counts by being there', () => {
+    expect(clientEnvironment({ SVC_API_KEY: '', SVC_HOME: '/tmp/h', NO_COLOR: '' })).toEqual({ SVC_API_KEY: undefined, SVC_HOME: '/tmp/h', NO_COLOR: '' });
+  });
+});
+
+describe('the README', () => {
+  it('lists every variable the server reads, as the schema describes it', () => {
+    expect(README).toContain(serverTable());
+  });
+
+  it('lists every variable the CLI reads, as the schema describes it', () => {
+    expect(README).toContain(clientTable());
+  });
+});
