@@ -1,8 +1,7 @@
 import type { Client } from '../client/client.js';
+import { clientOperations } from '../client/operation-refs.js';
 import { ApiRequestError, errorBodyFrom } from '../client/errors.js';
 import type { ClientTool, ToolCall, TurnEvent, Usage, WireMessage } from './types.js';
-
-const CHAT = { method: 'POST', path: '/chat/completions' } as const;
 
 export interface TurnOptions {
   model: string;
@@ -36,7 +35,7 @@ async function streamOnce(client: Client, options: TurnOptions, messages: WireMe
     ...(options.tools.length > 0 ? { tools: options.tools.map((tool) => tool.definition) } : {}),
   };
   const result: Streamed = { content: '', toolCalls: [], usage: null, model: null };
-  for await (const event of client.stream(CHAT, { body, signal: options.signal })) {
+  for await (const event of client.stream(clientOperations.chatCompletions, { body, signal: options.signal })) {
     if (event.data === '[DONE]') break;
     const chunk = JSON.parse(event.data) as {
       error?: unknown;

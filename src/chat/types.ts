@@ -9,11 +9,12 @@ export interface ClientTool {
   summarize?(rawArguments: string): string;
 }
 
-export interface ToolCall {
+/** A type, not an interface: it must fit the contract's request body, whose objects allow more keys. */
+export type ToolCall = {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
-}
+};
 
 /** A message as the API takes it. */
 export type WireMessage =

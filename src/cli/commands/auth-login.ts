@@ -1,6 +1,7 @@
 import { Command, Option, UsageError } from 'clipanion';
 import { createClient } from '../../client/client.js';
 import { ApiRequestError } from '../../client/errors.js';
+import { clientOperations } from '../../client/operation-refs.js';
 import { SvcCommand } from '../base-command.js';
 import { maskKey } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
@@ -37,8 +38,7 @@ export class AuthLoginCommand extends SvcCommand {
     if (apiKey === null) return ExitCode.usage;
     try {
       // Any authenticated read proves the key; listing one app is the cheapest.
-      const probe = { method: 'GET', path: '/developer/apps' } as const;
-      await createClient({ baseUrl: apiUrl, apiKey }).call(probe, { query: { limit: 1 } });
+      await createClient({ baseUrl: apiUrl, apiKey }).call(clientOperations.apps, { query: { limit: 1 } });
     } catch (error) {
       if (error instanceof ApiRequestError && error.status === 401) {
         this.context.stderr.write(`svc: the server at ${apiUrl} refused this key: ${error.message}\n`);

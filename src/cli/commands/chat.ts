@@ -5,6 +5,7 @@ import type { ChatMemory } from '../../chat/memory-port.js';
 import type { ClientTool } from '../../chat/types.js';
 import type { ChatSettings } from '../../tui/chat/session.js';
 import { ConnectionError } from '../../client/errors.js';
+import { clientOperations } from '../../client/operation-refs.js';
 import { chatDefaults } from '../../chat/defaults.js';
 import { VERSION } from '../../version.js';
 import { SvcCommand } from '../base-command.js';
@@ -15,14 +16,12 @@ import { DEFAULT_API_URL } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { createSessionKey, MaxSpendRefused, type SessionKey } from './chat-max-spend.js';
 
-const HEALTH = { method: 'GET', path: '/health', absolutePath: true } as const;
-
 type Settings = Omit<ChatSettings, 'liveRows' | 'redrawMs'>;
 
 /** The server's default embedding model (GET /config), else the client's own default. */
 async function serverEmbeddingModel(client: Client): Promise<string> {
   try {
-    const config = (await client.call({ method: 'GET', path: '/config' })) as { default_embedding_model?: unknown };
+    const config = await client.call(clientOperations.config);
     if (typeof config.default_embedding_model === 'string') return config.default_embedding_model;
   } catch {
     // A server without /config (or that refuses it) leaves the client's default.
@@ -107,7 +106,7 @@ export class ChatCommand extends SvcCommand {
     // A server to talk to: the configured one, or — on this machine — the bundled one.
     let connection = this.connection();
     try {
-      await createClient({ baseUrl: connection.apiUrl }).call(HEALTH);
+      await createClient({ baseUrl: connection.apiUrl }).call(clientOperations.health);
     } catch (error) {
       const local = new URL(connection.apiUrl);
       if (!(error instanceof ConnectionError) || !['127.0.0.1', 'localhost'].includes(local.hostname)) return this.report(error);

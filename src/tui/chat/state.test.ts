@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withText } from '../shared/editor.js';
 import { expandPastes } from './paste.js';
+import { itemIdCounter, stampItemIds } from './item-ids.js';
 import { chatReducer, initialState, type ChatEvent, type ChatState } from './state.js';
 
 const after = (state: ChatState, ...events: ChatEvent[]) => events.reduce(chatReducer, state);
@@ -28,9 +29,9 @@ describe('input history', () => {
 
   it('moves finished parts of the live answer to the scrollback, then its end, spaced as the markdown says', () => {
     let s = initialState({ model: 'm', toolsEnabled: true });
-    s = chatReducer(s, { type: 'commitLive', text: 'first block', gap: true });
-    s = chatReducer(s, { type: 'commitLive', text: '```js\na()', gap: false });
-    s = chatReducer(s, { type: 'endLive', text: '```js\nb()\n```', cancelled: false });
+    s = chatReducer(s, { type: 'commitLive', itemId: 1, text: 'first block', gap: true });
+    s = chatReducer(s, { type: 'commitLive', itemId: 2, text: '```js\na()', gap: false });
+    s = chatReducer(s, { type: 'endLive', itemId: 3, text: '```js\nb()\n```', cancelled: false });
     expect(s.items.map(({ text, continued, gap }) => ({ text, continued, gap }))).toEqual([
       { text: 'first block', continued: undefined, gap: undefined },
       { text: '```js\na()', continued: true, gap: true },
@@ -89,10 +90,45 @@ describe('the composer and long texts', () => {
   });
 
   it('a resumed answer keeps its cancelled mark', () => {
-    const s = after(fresh(), { type: 'conversation', id: 'c', items: [{ kind: 'user', text: 'q' }, { kind: 'assistant', text: 'partial', cancelled: true }] });
+    const s = after(fresh(), { type: 'conversation', id: 'c', items: [{ itemId: 1, kind: 'user', text: 'q' }, { itemId: 2, kind: 'assistant', text: 'partial', cancelled: true }] });
     expect(s.items.map(({ kind, cancelled }) => ({ kind, cancelled }))).toEqual([
       { kind: 'user', cancelled: undefined },
       { kind: 'assistant', cancelled: true },
     ]);
+  });
+});
+
+describe('the reducer is pure', () => {
+  // React runs a reducer twice per event in strict and development mode: both runs must agree.
+  const events: ChatEvent[] = [
+    { type: 'item', itemId: 1, kind: 'user', text: 'q' },
+    { type: 'busy', busy: true, at: 1000 },
+    { type: 'commitLive', itemId: 2, text: 'first block', gap: true },
+    { type: 'endLive', itemId: 3, text: 'the end', cancelled: false },
+    { type: 'conversation', id: 'c', items: [{ itemId: 4, kind: 'notice', text: 'Resumed.' }] },
+  ];
+
+  it('gives equal states for the same event run twice, ids and all', () => {
+    let state = initialState({ model: 'm', toolsEnabled: true });
+    for (const event of events) {
+      const first = chatReducer(state, event);
+      const second = chatReducer(state, event);
+      expect(second).toEqual(first);
+      state = first;
+    }
+    expect(state.items.map((item) => item.id)).toEqual([1, 2, 3, 4]);
+    expect(state.progress?.startedAt).toBe(1000);
+  });
+});
+
+describe('item ids', () => {
+  it('are made when the event is made, one per item, counted per session', () => {
+    const nextId = itemIdCounter();
+    expect(stampItemIds({ type: 'item', kind: 'notice', text: 'a' }, nextId)).toMatchObject({ itemId: 1 });
+    expect(stampItemIds({ type: 'conversation', id: 'c', items: [{ kind: 'user', text: 'q' }, { kind: 'assistant', text: 'a' }] }, nextId)).toMatchObject({
+      items: [{ itemId: 2 }, { itemId: 3 }],
+    });
+    expect(stampItemIds({ type: 'live', text: 'x' }, nextId)).toEqual({ type: 'live', text: 'x' });
+    expect(stampItemIds({ type: 'endLive', text: 'x', cancelled: false }, itemIdCounter())).toMatchObject({ itemId: 1 });
   });
 });

@@ -71,16 +71,18 @@ export type ChatEvent =
   | { type: 'edit'; editor: Editor }
   | { type: 'history'; direction: 'prev' | 'next' }
   | { type: 'submitted'; text: string }
-  | { type: 'item'; kind: TranscriptItem['kind']; text: string; cancelled?: boolean }
+  | { type: 'item'; itemId: number; kind: TranscriptItem['kind']; text: string; cancelled?: boolean }
   | { type: 'live'; text: string }
   /**
    * Moves a finished part of the live answer to the scrollback (less `livePrinted`, printed
    * already); `gap`: a blank line follows it. `keep`: the text stays live, and this much of it is printed.
    */
-  | { type: 'commitLive'; text: string; gap: boolean; keep?: string }
+  | { type: 'commitLive'; itemId: number; text: string; gap: boolean; keep?: string }
   /** The live answer's message is done: its last part goes to the scrollback. */
-  | { type: 'endLive'; text: string; cancelled: boolean }
-  | { type: 'busy'; busy: boolean; at?: number }
+  | { type: 'endLive'; itemId: number; text: string; cancelled: boolean }
+  /** `at`: when the answer was asked for (the elapsed time counts from it). */
+  | { type: 'busy'; busy: true; at: number }
+  | { type: 'busy'; busy: false }
   | { type: 'progress'; tokens?: number; tool?: string | null }
   | { type: 'approval'; approval: PendingApproval | null }
   | { type: 'picker'; picker: Picker | null }
@@ -102,7 +104,15 @@ export type ChatEvent =
   | { type: 'capRemaining'; remaining: number }
   | { type: 'balance'; balance: number | null }
   | { type: 'exitArmed'; armed: boolean }
-  | { type: 'conversation'; id: string | null; items?: { kind: TranscriptItem['kind']; text: string; cancelled?: boolean }[] };
+  | { type: 'conversation'; id: string | null; items?: ConversationItem[] };
+
+/** A message of a resumed conversation, as the transcript shows it. */
+export interface ConversationItem {
+  itemId: number;
+  kind: TranscriptItem['kind'];
+  text: string;
+  cancelled?: boolean;
+}
 
 export function initialState(options: { model: string; toolsEnabled: boolean; history?: string[]; maxSpend?: number | null }): ChatState {
   return {
@@ -152,9 +162,12 @@ function composed(state: ChatState, text: string, cursor: 'firstLine' | 'end'): 
 /** An empty prompt holds no placeholder: the next paste is #1 again (unless a draft put aside while walking the history has some). */
 const pastesFor = (state: ChatState, editor: Editor): string[] => (editor.text === '' && state.historyIndex === null ? [] : state.pastes);
 
-let nextId = 1;
-const item = (kind: TranscriptItem['kind'], text: string, extra: Partial<TranscriptItem> = {}): TranscriptItem => ({
-  id: nextId++,
+/**
+ * A transcript item, its id given by the event (made when the event was, see item-ids.ts): the
+ * reducer stays pure, so React may run it twice on one event and get the same item.
+ */
+const item = (id: number, kind: TranscriptItem['kind'], text: string, extra: Partial<TranscriptItem> = {}): TranscriptItem => ({
+  id,
   kind,
   text,
   ...extra,
@@ -201,7 +214,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
         history: state.history.at(-1) === event.text ? state.history : [...state.history, event.text],
       };
     case 'item':
-      return { ...state, items: [...state.items, item(event.kind, event.text, event.cancelled ? { cancelled: true } : {})] };
+      return { ...state, items: [...state.items, item(event.itemId, event.kind, event.text, event.cancelled ? { cancelled: true } : {})] };
     case 'live':
       return { ...state, live: event.text };
     case 'commitLive':
@@ -209,7 +222,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
         ...state,
         items: [
           ...state.items,
-          item('assistant', event.text, {
+          item(event.itemId, 'assistant', event.text, {
             ...continuation(state),
             ...(state.livePrinted ? { printed: state.livePrinted } : {}),
             ...(event.keep !== undefined ? { open: true } : {}),
@@ -221,11 +234,11 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       };
     case 'endLive': {
       const extra = { ...continuation(state), ...(state.livePrinted ? { printed: state.livePrinted } : {}), ...(event.cancelled ? { cancelled: true } : {}) };
-      const piece = event.text.trim() ? [item('assistant', event.text, extra)] : [];
+      const piece = event.text.trim() ? [item(event.itemId, 'assistant', event.text, extra)] : [];
       return { ...state, items: [...state.items, ...piece], live: '', liveContinues: false, liveGap: false, livePrinted: '' };
     }
     case 'busy':
-      return { ...state, busy: event.busy, progress: event.busy ? { startedAt: event.at ?? Date.now(), tokens: 0, tool: null } : null };
+      return { ...state, busy: event.busy, progress: event.busy ? { startedAt: event.at, tokens: 0, tool: null } : null };
     case 'progress':
       if (!state.progress) return state;
       return {
@@ -282,7 +295,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       return {
         ...state,
         conversationId: event.id,
-        items: [...state.items, ...(event.items ?? []).map((entry) => item(entry.kind, entry.text, entry.cancelled ? { cancelled: true } : {}))],
+        items: [...state.items, ...(event.items ?? []).map((entry) => item(entry.itemId, entry.kind, entry.text, entry.cancelled ? { cancelled: true } : {}))],
       };
   }
 }
