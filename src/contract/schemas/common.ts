@@ -23,7 +23,7 @@ export const NonNegativeCredits = z
   .max(1_000_000_000)
   .describe('Credits, 0 or more (1 credit = $0.01; six decimals are kept)');
 
-// eslint-disable-next-line no-control-regex
+// Control characters on purpose: they are what the text may not hold.
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
 
 /**

@@ -36,9 +36,8 @@ export function useResource<T>(load: (() => Promise<T>) | null, deps: readonly u
     return () => {
       latest.current++;
     };
-    // The caller names what the load depends on.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
+    // The caller names what the load depends on (reload itself never changes).
+  }, [reload, ...deps]);
 
   return { resource, reload };
 }

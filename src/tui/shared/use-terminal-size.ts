@@ -6,20 +6,20 @@ export interface TerminalSize {
   rows: number;
 }
 
+/** The output's size now; 80×24 where it is no terminal. */
+const sizeOf = (stdout: NodeJS.WriteStream): TerminalSize => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+
 /** The terminal's size, redrawn on resize; 80×24 where the output is no terminal. */
 export function useTerminalSize(fixed?: TerminalSize): TerminalSize {
   const { stdout } = useStdout();
-  const read = (): TerminalSize => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
-  const [size, setSize] = useState(read);
+  const [size, setSize] = useState(() => sizeOf(stdout));
   useEffect(() => {
     if (fixed) return;
-    const onResize = () => setSize(read());
+    const onResize = () => setSize(sizeOf(stdout));
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);
     };
-    // `read` only reads stdout.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [stdout, fixed]);
   return fixed ?? size;
 }
