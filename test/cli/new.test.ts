@@ -343,6 +343,21 @@ describe('svc new when logged in', () => {
     expect(envOf(dir)).toMatchObject({ SVC_TEST_KEY: expect.stringMatching(/^svc_test_/), VITE_IDP_APP_ID: 'sandbox_web' });
   });
 
+  it("names the key's app in the next steps, and no README copies .env.example over the .env it wrote", async () => {
+    const dir = join(tempDir('svc-new-'), 'web-named');
+    const result = await runSvc(['new', dir, '--starter', 'web'], { home, env: loggedIn(server.liveKey) });
+    expect(result.code, explain(result)).toBe(0);
+    expect(result.stdout).toContain(`svc api developer apps idp create ${server.appUuid} --idp-app-id sandbox_web-named`);
+    expect(result.stdout).not.toContain('<app-uuid>');
+    for (const starter of ['mini', 'messenger'] as const) {
+      const project = join(tempDir('svc-new-'), starter);
+      expect((await runSvc(['new', project, '--starter', starter], { home, env: loggedIn(server.liveKey) })).code).toBe(0);
+      const readme = readFileSync(join(project, 'README.md'), 'utf8');
+      expect(readme).toContain('cp -n .env.example .env');
+      expect(readme).not.toMatch(/cp (?!-n )\S*\.env\.example \.env/);
+    }
+  });
+
   it('--no-key, or a key that may not create keys, writes the project without a key', async () => {
     const skipped = join(tempDir('svc-new-'), 'no-key');
     const noKey = await runSvc(['new', skipped, '--starter', 'mini', '--no-key'], { home, env: loggedIn(server.liveKey) });

@@ -67,11 +67,13 @@ export class NewCommand extends SvcCommand {
       SVC_API_URL: `${connection.apiUrl.replace(/\/+$/, '')}/api/v1`,
     });
     const envValues: Array<[string, string]> = [];
+    let appUuid: string | undefined;
     if (this.idp !== undefined && idpVariable) envValues.push([idpVariable, this.idp]);
     if (this.key && connection.apiKey) {
       const minted = await mintTestKey(this.client(), target.packageName);
       if ('secret' in minted) {
         envValues.push([starter.keyVariable, minted.secret]);
+        appUuid = minted.appUuid;
         this.context.stderr.write(`svc: created test key ${target.packageName} in app ${minted.appUuid} for the project's .env\n`);
       } else {
         this.context.stderr.write(`svc: no test key written into .env: ${minted.skipped}\n`);
@@ -89,7 +91,7 @@ export class NewCommand extends SvcCommand {
 
     const steps: Step[] = [
       ...(target.relativeDir === '' ? [] : [[`cd ${target.relativeDir}`] satisfies Step]),
-      ...starter.steps({ packageName: target.packageName, idp: this.idp, keyWritten }),
+      ...starter.steps({ packageName: target.packageName, idp: this.idp, keyWritten, appUuid }),
     ];
     this.context.stdout.write(
       `Created ${where} from the ${starterName} starter (${files.length} files): ${starter.summary}.\n\n` +

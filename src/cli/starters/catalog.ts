@@ -14,6 +14,8 @@ export interface StepContext {
   idp: string | undefined;
   /** Whether `.env` already holds a new test key (the developer was logged in). */
   keyWritten: boolean;
+  /** The app that key belongs to, when svc knows it: the steps name it rather than `<app-uuid>`. */
+  appUuid: string | undefined;
 }
 
 /** One line of the next steps: a shell command (empty for a note alone), and what it is for. */
@@ -33,17 +35,17 @@ export interface Starter {
 const copyEnv = (note: string): Step => ['cp .env.example .env', `then ${note}`];
 
 /** A real provider's tokens verify with its key; a sandbox id's with the server's own, so it takes none. */
-const idpCreate = (idpAppId: string, key?: string): Step => [
-  `svc api developer apps idp create <app-uuid> --idp-app-id ${idpAppId}${key ? ` --idp-verification-key "${key}"` : ''}`,
+const idpCreate = (appUuid: string | undefined, idpAppId: string, key?: string): Step => [
+  `svc api developer apps idp create ${appUuid ?? '<app-uuid>'} --idp-app-id ${idpAppId}${key ? ` --idp-verification-key "${key}"` : ''}`,
   'once; see README.md',
 ];
 
-function webSteps({ packageName, idp, keyWritten }: StepContext): Step[] {
+function webSteps({ packageName, idp, keyWritten, appUuid }: StepContext): Step[] {
   if (idp !== undefined && !idp.startsWith(SANDBOX_PREFIX)) {
     // A real identity provider: the platform needs its verification key, and the page its SDK.
     return [
       ['npm install'],
-      idpCreate(idp, '$(cat key.pem)'),
+      idpCreate(appUuid, idp, '$(cat key.pem)'),
       ['', "in src/identity.ts: sign users in with your identity provider's SDK"],
       ['npm run dev'],
     ];
@@ -52,7 +54,7 @@ function webSteps({ packageName, idp, keyWritten }: StepContext): Step[] {
   return [
     ['npm install'],
     ...(keyWritten ? [] : [idp === undefined ? copyEnv(testKey) : (['', `in .env: ${testKey}`] satisfies Step)]),
-    idpCreate(idp ?? `${SANDBOX_PREFIX}${packageName}`),
+    idpCreate(appUuid, idp ?? `${SANDBOX_PREFIX}${packageName}`),
     ['npm run dev', 'then open the page and sign in (sandbox)'],
   ];
 }
