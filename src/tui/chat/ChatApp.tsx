@@ -29,13 +29,12 @@ export function ChatApp(deps: ChatDeps) {
     deps.writeRaw(BRACKETED_PASTE_ON);
     return () => deps.writeRaw(BRACKETED_PASTE_OFF);
     // Once, at start.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // Ctrl+G: the input hook below is off (Ink has let go of raw mode and stdin); the editor runs now.
   useEffect(() => {
     if (state.externalEditor) session.editDraft();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // On the flag's change alone: editDraft is a new function each render.
   }, [state.externalEditor]);
 
   useChatKeys(session);

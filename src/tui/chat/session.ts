@@ -99,8 +99,7 @@ export function useChatSession(deps: ChatDeps) {
     account.readCaller();
     if (deps.resume) resume(deps.resume);
     return turn.stop;
-    // Once, at start.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Once, at start: the hooks' functions are new each render, and must not restart it.
   }, []);
 
   return {
