@@ -1,18 +1,60 @@
 import type { Sql } from './database.js';
 import type { RateCounter } from '../types.js';
 
+interface PendingAdd {
+  amount: number;
+  resolve(total: number): void;
+  reject(error: unknown): void;
+}
+
 /**
  * Rate-limit counters every instance shares: one upsert adds and returns the window's total, so
  * N instances enforce one limit exactly. Windows past are deleted by the instances' sweep.
+ * Additions to one counter that arrive in the same turn of the event loop (the tokens of
+ * requests settled together) are one upsert of their sum; each caller gets the total as it
+ * stood after its own addition.
  */
 export function createRateCounters(sql: Sql): RateCounter {
+  const upsert = async (key: string, windowStart: number, amount: number) => {
+    const [row] = await sql<{ total: number }[]>`
+      INSERT INTO rate_counters (key, window_start, total) VALUES (${key}, ${windowStart}, ${amount})
+      ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
+      RETURNING total`;
+    return row?.total ?? amount;
+  };
+
+  let queued = new Map<string, { key: string; windowStart: number; adds: PendingAdd[] }>();
+  const flush = () => {
+    const groups = queued;
+    queued = new Map();
+    for (const { key, windowStart, adds } of groups.values()) {
+      const sum = adds.reduce((total, add) => total + add.amount, 0);
+      upsert(key, windowStart, sum).then(
+        (total) => {
+          // The additions in their order: each one's total leaves out those after it.
+          let after = sum;
+          for (const add of adds) {
+            after -= add.amount;
+            add.resolve(total - after);
+          }
+        },
+        (error: unknown) => adds.forEach((add) => add.reject(error)),
+      );
+    }
+  };
+
   return {
-    async add(key, windowStart, amount) {
-      const [row] = await sql<{ total: number }[]>`
-        INSERT INTO rate_counters (key, window_start, total) VALUES (${key}, ${windowStart}, ${amount})
-        ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
-        RETURNING total`;
-      return row?.total ?? amount;
+    add(key, windowStart, amount) {
+      return new Promise<number>((resolve, reject) => {
+        if (queued.size === 0) setImmediate(flush);
+        const id = `${windowStart}:${key}`;
+        let group = queued.get(id);
+        if (!group) {
+          group = { key, windowStart, adds: [] };
+          queued.set(id, group);
+        }
+        group.adds.push({ amount, resolve, reject });
+      });
     },
     async get(key, windowStart) {
       const [row] = await sql<{ total: number }[]>`SELECT total FROM rate_counters WHERE key = ${key} AND window_start = ${windowStart}`;
