@@ -97,9 +97,13 @@ describe.skipIf(!hasTmux)('svc chat editing in a terminal (tmux)', () => {
     session.send('an earlier question', { literal: true });
     session.send('Enter');
     await session.poll('the answer', () => /you said:\s*an earlier question[\s\S]*Ask anything/.test(session.screen()));
+    // Each key is sent once the screen shows the last: a busy machine may otherwise deliver text and
+    // the control key after it in one read, which is no longer how a person types.
     session.send('line one', { literal: true });
+    await session.poll('the first line', () => composer(session.screen()) === '› line one');
     session.send('M-Enter');
     session.send('line two', { literal: true });
+    await session.poll('the second line', () => composer(session.screen()) === '› line one\n  line two');
     session.send('Up');
     session.send('X', { literal: true });
     await session.poll('X on the first line', () => composer(session.screen()) === '› line oneX\n  line two');
@@ -134,6 +138,7 @@ describe.skipIf(!hasTmux)('svc chat editing in a terminal (tmux)', () => {
     chmodSync(editor, 0o755);
     const { session } = await chat({ env: { VISUAL: editor } });
     session.send('my draft', { literal: true });
+    await session.poll('the draft', () => composer(session.screen()) === '› my draft');
     session.send('C-g');
     await session.showing('fake editor: type a line');
     session.send('typed in the editor', { literal: true });
