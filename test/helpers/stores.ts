@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'vitest';
 import { openStore } from '../../server/store/open.js';
-import type { Store } from '../../server/store/types.js';
+import type { Store, UsageEvent } from '../../server/store/types.js';
 import { freshSchema, testDatabaseUrl } from './postgres.js';
 
 /**
@@ -53,3 +54,41 @@ export const backends: Backend[] = testDatabaseUrl ? [sqlite, postgresBackend] :
 export function describeEachBackend(title: string, suite: (backend: Backend) => void): void {
   for (const backend of backends) describe(`${title} [${backend.name}]`, () => suite(backend));
 }
+
+/** The store tests' clock reading: one fixed instant. */
+export const STORE_TEST_AT = '2026-11-25T10:00:00.000Z';
+export const credits = (n: number) => n * 1_000_000;
+
+/** A developer of its own, with a live app helper: `newApp(balance)` grants its balance at creation. */
+export async function newDeveloper(store: Store) {
+  const developerId = `dev_${randomUUID()}`;
+  await store.developers.create({ id: developerId, name: 'Ada', createdAt: STORE_TEST_AT });
+  const newApp = (balance = 0, appType: 'standard' | 'pooled_api' = 'standard') => {
+    const appUuid = randomUUID();
+    const app = { appUuid, developerId, name: `app ${appUuid.slice(0, 6)}`, appType, defaultUserCreditsMicro: 0, allowedOrigins: [], at: STORE_TEST_AT };
+    const grant = balance > 0 ? { amountMicro: credits(balance), kind: 'grant', idempotencyKey: `create:${appUuid}`, at: STORE_TEST_AT } : undefined;
+    return store.apps.create(app, grant);
+  };
+  return { developerId, newApp };
+}
+
+/** A usage row of a plain live request (10 tokens in, 5 out), with what a case changes. */
+export const usageRow = (appUuid: string, requestId: string, over: Partial<UsageEvent> = {}): UsageEvent => ({
+  requestId,
+  appUuid,
+  keyId: null,
+  address: null,
+  provider: 'acme',
+  model: 'm1',
+  operation: 'chat.completions',
+  livemode: true,
+  inputTokens: 10,
+  outputTokens: 5,
+  costMicro: 0,
+  latencyMs: 12,
+  ttftMs: null,
+  status: 'ok',
+  errorCode: null,
+  at: STORE_TEST_AT,
+  ...over,
+});

@@ -1,16 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Payer, Store, UsageEvent } from '../../server/store/types.js';
-import { describeEachBackend } from '../helpers/stores.js';
+import type { Payer, Store } from '../../server/store/types.js';
+import { credits, describeEachBackend, newDeveloper, usageRow } from '../helpers/stores.js';
 
 /**
  * Settlements that arrive together (one turn of the event loop) are written together, on both
  * backends (SQLite's group commit, PostgreSQL's one transaction per account): each is charged
  * exactly as it would be alone, and one that fails does not fail the others.
  */
-const AT = '2026-11-25T10:00:00.000Z';
-const credits = (n: number) => n * 1_000_000;
-
 describeEachBackend('settlements together', (backend) => {
   let store: Store;
   let close: () => Promise<void>;
@@ -18,33 +14,12 @@ describeEachBackend('settlements together', (backend) => {
   let appUuid: string;
   beforeEach(async () => {
     ({ store, close } = await backend.open());
-    const developerId = `dev_${randomUUID()}`;
-    await store.developers.create({ id: developerId, name: 'Ada', createdAt: AT });
-    appUuid = randomUUID();
-    const grant = { amountMicro: credits(20), kind: 'grant', idempotencyKey: `create:${appUuid}`, at: AT };
-    await store.apps.create({ appUuid, developerId, name: 'app', appType: 'standard', defaultUserCreditsMicro: 0, allowedOrigins: [], at: AT }, grant);
+    ({ appUuid } = await (await newDeveloper(store)).newApp(20));
     payer = { kind: 'app', appUuid };
   });
   afterEach(async () => close());
 
-  const usage = (requestId: string, costMicro: number): UsageEvent => ({
-    requestId,
-    appUuid,
-    keyId: null,
-    address: null,
-    provider: 'acme',
-    model: 'm1',
-    operation: 'chat.completions',
-    livemode: true,
-    inputTokens: 10,
-    outputTokens: 5,
-    costMicro,
-    latencyMs: 12,
-    ttftMs: null,
-    status: 'ok',
-    errorCode: null,
-    at: AT,
-  });
+  const usage = (requestId: string, costMicro: number) => usageRow(appUuid, requestId, { costMicro });
 
   it('charges each of many settled at once exactly, releasing every hold, and the last one only what is left', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => `together-${i}`);

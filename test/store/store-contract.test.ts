@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { InsufficientFundsError, type Payer, type Store, type UsageEvent } from '../../server/store/types.js';
-import { describeEachBackend } from '../helpers/stores.js';
+import { InsufficientFundsError, type Payer, type Store } from '../../server/store/types.js';
+import { credits, describeEachBackend, newDeveloper, STORE_TEST_AT, usageRow } from '../helpers/stores.js';
 
 /**
  * The store's contract, the same cases on SQLite and on PostgreSQL: what every service relies on
@@ -9,46 +8,20 @@ import { describeEachBackend } from '../helpers/stores.js';
  * balance be spent twice, settlements that never charge past a balance, the ledger that always
  * explains every balance, and the mode and owner fences of stored objects.
  */
-const AT = '2026-11-25T10:00:00.000Z';
-const credits = (n: number) => n * 1_000_000;
+const AT = STORE_TEST_AT;
 
 describeEachBackend('store contract', (backend) => {
   let store: Store;
   let close: () => Promise<void>;
   let developerId: string;
+  let newApp: Awaited<ReturnType<typeof newDeveloper>>['newApp'];
   beforeEach(async () => {
     ({ store, close } = await backend.open());
-    developerId = `dev_${randomUUID()}`;
-    await store.developers.create({ id: developerId, name: 'Ada', createdAt: AT });
+    ({ developerId, newApp } = await newDeveloper(store));
   });
   afterEach(async () => close());
 
-  /** A live app with `balance` credits granted at creation. */
-  const newApp = async (balance = 0, appType: 'standard' | 'pooled_api' = 'standard') => {
-    const appUuid = randomUUID();
-    const app = { appUuid, developerId, name: `app ${appUuid.slice(0, 6)}`, appType, defaultUserCreditsMicro: 0, allowedOrigins: [], at: AT };
-    const grant = balance > 0 ? { amountMicro: credits(balance), kind: 'grant', idempotencyKey: `create:${appUuid}`, at: AT } : undefined;
-    return store.apps.create(app, grant);
-  };
-  const usage = (appUuid: string, requestId: string, over: Partial<UsageEvent> = {}): UsageEvent => ({
-    requestId,
-    appUuid,
-    keyId: null,
-    address: null,
-    provider: 'acme',
-    model: 'm1',
-    operation: 'chat.completions',
-    livemode: true,
-    inputTokens: 10,
-    outputTokens: 5,
-    costMicro: 0,
-    latencyMs: 12,
-    ttftMs: null,
-    status: 'ok',
-    errorCode: null,
-    at: AT,
-    ...over,
-  });
+  const usage = usageRow;
   const expectLedgerSound = async () => expect(await store.credits.check()).toEqual([]);
 
   it('creates, reads, lists and updates apps, each developer seeing only their own', async () => {
