@@ -1,12 +1,11 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BENCH_MODEL, chatLoadRequest, exchange, startBenchSvc, startBenchUpstream, type Mode } from './gateway-load.js';
 import { runLoad } from './lib/load.js';
 import { tempHome, type BenchChild } from './lib/processes.js';
 import { percentile } from './lib/stats.js';
 import { printTable } from './lib/table.js';
+import { freePort } from '../helpers/ports.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = 1;
@@ -17,15 +16,6 @@ const DOWN = 'down/gpt-fake';
 const MODES: Mode[] = ['non-streamed', 'streamed'];
 /** Rounds of direct and route, one after the other: the p50 of each is the median of its rounds' p50s, so drift hits both alike. */
 const ROUNDS = 3;
-
-/** A port nothing listens on: the down target refuses every connection. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * The route case (`npm run bench route-load`): svc on a SQLite file in front of the fake upstream,
@@ -45,7 +35,7 @@ export async function routeLoad(): Promise<void> {
     // The gateway-load providers file, with a provider that is down and the route over both.
     const file = join(dir, 'providers.json');
     const config = JSON.parse(readFileSync(file, 'utf8')) as { providers: unknown[] };
-    const down = { id: 'down', type: 'openai', base_url: `http://127.0.0.1:${await closedPort()}/v1`, retries: 0, models: [{ id: 'gpt-fake', input_price: 0.15, output_price: 0.6 }] };
+    const down = { id: 'down', type: 'openai', base_url: `http://127.0.0.1:${await freePort()}/v1`, retries: 0, models: [{ id: 'gpt-fake', input_price: 0.15, output_price: 0.6 }] };
     const routes = { bench: { strategy: 'fallback', targets: [{ model: DOWN }, { model: BENCH_MODEL }] } };
     writeFileSync(file, JSON.stringify({ providers: [...config.providers, down], routes }));
     const svc = await startBenchSvc(dir);

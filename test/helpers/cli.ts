@@ -1,6 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -181,14 +180,7 @@ function spawnSvc(args: readonly string[], options: RunOptions): Promise<RunResu
   });
 }
 
-/** A port nothing listens on (it was free a moment ago): where a client finds no server. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+export { freePort } from './ports.js';
 
 /** A readable failure message for `expect(result.code, explain(result)).toBe(…)`. */
 export function explain(result: RunResult): string {

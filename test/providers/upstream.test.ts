@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstream, faultOf, retryAfterSeconds, type Upstream, type UpstreamOptions } from '../../server/providers/upstream.js';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../fixtures/fake-openai.js';
+import { freePort } from '../helpers/ports.js';
 
 const KEY = 'sk-fake-upstream-test-0123456789';
 
@@ -28,15 +27,6 @@ function connect(options: Partial<UpstreamOptions> = {}) {
 const signal = () => new AbortController().signal;
 const chat = { model: 'gpt-fake', messages: [{ role: 'user', content: 'hi' }] };
 const completion = (upstream: Upstream) => upstream.json<{ object: string }>('/chat/completions', { body: chat, signal: signal() });
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const openAIError = (message: string, type = 'invalid_request_error') => ({ error: { message, type, param: null, code: null } });
 
@@ -87,7 +77,7 @@ describe('one try per call, each failure with its fault for the routing policy',
   });
 
   it('a refused connection is a 502 upstream_unreachable that does not name the address', async () => {
-    const { upstream } = connect({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
+    const { upstream } = connect({ baseUrl: `http://127.0.0.1:${await freePort()}/v1` });
     await expect(completion(upstream)).rejects.toMatchObject({
       status: 502,
       type: 'upstream_error',
