@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { forbidden } from '../errors.js';
 
 const ALLOWED_HEADERS = 'X-API-KEY, Authorization, Content-Type, X-SVC-App';
-const EXPOSED_HEADERS = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-svc-budget-remaining, x-svc-budget-reset';
+const EXPOSED_HEADERS = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-svc-budget-remaining, x-svc-budget-reset, x-svc-route, x-svc-attempts';
 
 /** A preflight: answered without credentials, for any origin; the real request is checked. */
 export function answerPreflight(res: ServerResponse, origin: string | undefined, allow: string[]): void {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseEventStream } from '../../../src/contract/sse.js';
-import { parseUpstream } from '../errors.js';
+import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import type { MessagesCall, NativeMessages } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { AnthropicUsage, tokenUsageOf } from './usage.js';
@@ -8,11 +8,24 @@ import { AnthropicUsage, tokenUsageOf } from './usage.js';
 /** What the gateway reads of a relayed answer: its usage (the rest goes to the client untouched). */
 const RelayedMessage = z.looseObject({ type: z.literal('message'), usage: AnthropicUsage });
 const TokenCount = z.looseObject({ input_tokens: z.number().int().nonnegative() });
+const StreamError = z.looseObject({ error: z.looseObject({ type: z.string(), message: z.string().optional() }) });
 
 /** The type a stream event's JSON names, for an upstream that leaves out the `event:` line. */
 function typeOf(data: string): string {
   const match = /"type"\s*:\s*"([a-z_]+)"/.exec(data);
   return match?.[1] ?? 'message';
+}
+
+/** An error event's message, for our own error in its place. */
+function errorMessageOf(data: string): string {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    // not JSON: said below
+  }
+  const parsed = StreamError.safeParse(json);
+  return parsed.success ? (parsed.data.error.message ?? parsed.data.error.type) : 'an error event that could not be read';
 }
 
 /**
@@ -40,11 +53,22 @@ export function createNativeMessages(upstream: Upstream, defaultVersion: string)
     async *stream(call) {
       const request = init(call, { stream: true });
       const response = await upstream.send('/messages', { ...request, headers: { ...request.headers, accept: 'text/event-stream' } });
+      let relayed = false;
+      let stopped = false;
       // Leaving the loop early (a client gone) ends the body, which releases the connection.
       for await (const event of parseEventStream(upstream.read(response, call.signal))) {
         call.signal.throwIfAborted();
-        yield { event: event.event ?? typeOf(event.data), data: event.data };
+        const name = event.event ?? typeOf(event.data);
+        // An error in place of an answer is a failed attempt (another target may answer); after
+        // the first event it is the client's, relayed as Anthropic sent it.
+        if (name === 'error' && !relayed) throw upstreamStreamError(upstream.provider, upstream.redact(errorMessageOf(event.data)));
+        relayed = true;
+        // An error event ends a stream too: it was said, and must not be said twice.
+        stopped ||= name === 'message_stop' || name === 'error';
+        yield { event: name, data: event.data };
       }
+      // A body that ends before message_stop (or an error) was cut: the client must not take it for a whole answer.
+      if (!stopped) throw upstreamBadResponse(upstream.provider, 'the stream ended before message_stop');
     },
 
     async countTokens(call) {
