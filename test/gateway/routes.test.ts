@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../fixtures/fake-openai.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
@@ -295,5 +296,37 @@ describe('GET /models', () => {
       { model: 'alpha/gpt-a', weight: 3 },
       { model: 'beta/gpt-b', weight: 1 },
     ]);
+  });
+});
+
+describe('routes through the official openai SDK', () => {
+  it('a route and a models list answer the SDK as a model would, streamed and not, served by the target that answered', async () => {
+    const sdk = new OpenAI({ apiKey: t.liveKey, baseURL: `${t.url}${API}`, maxRetries: 0 });
+    alpha.script(...times(3, down));
+    const { data: completion, response } = await sdk.chat.completions
+      .create({ model: 'route/smart', max_tokens: 20, messages: [{ role: 'user', content: 'through the sdk' }] })
+      .withResponse();
+    expect(completion.model).toBe('beta/gpt-b');
+    expect(completion.choices[0]?.message.content).toBeTruthy();
+    expect(response.headers.get('x-svc-route')).toBe('route/smart');
+
+    alpha.script(...times(3, down));
+    const stream = await sdk.chat.completions.create({
+      model: 'alpha/gpt-a',
+      // OpenRouter's fallbacks: not a field of the SDK's types, sent as is.
+      ...({ models: ['beta/gpt-b'] } as object),
+      max_tokens: 20,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'stream through the sdk' }],
+    });
+    const models = new Set<string>();
+    let text = '';
+    for await (const chunk of stream) {
+      models.add(chunk.model);
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect([...models]).toEqual(['beta/gpt-b']);
+    expect(text).toContain('stream through the sdk');
   });
 });
