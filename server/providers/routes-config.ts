@@ -69,7 +69,7 @@ export function resolveRoutes(
         return [{ model: target.model, weight }];
       }
       const inner = target.model.slice(ROUTE_PREFIX.length);
-      if (!(inner in routes)) throw fail(`${where(['routes', name, 'targets', index, 'model'])}: route '${name}' names the route '${inner}', which is not defined`);
+      if (!Object.hasOwn(routes, inner)) throw fail(`${where(['routes', name, 'targets', index, 'model'])}: route '${name}' names the route '${inner}', which is not defined`);
       if (trail.includes(inner)) {
         throw fail(`${where(['routes', name, 'targets', index, 'model'])}: routes form a loop: ${[...trail, inner].map((n) => ROUTE_PREFIX + n).join(' → ')}`);
       }

@@ -68,6 +68,11 @@ describe('routes in the providers file', () => {
       /^FILE:\d+:\d+: route 'r' names the route 'nope', which is not defined$/,
     ],
     [
+      'a target naming a route that only an object has (constructor)',
+      { r: { strategy: 'fallback', targets: [{ model: 'route/constructor' }] } },
+      /^FILE:\d+:\d+: route 'r' names the route 'constructor', which is not defined$/,
+    ],
+    [
       'a loop',
       { a: { strategy: 'fallback', targets: [{ model: 'route/b' }] }, b: { strategy: 'fallback', targets: [{ model: 'acme/small' }, { model: 'route/a' }] } },
       /^FILE:\d+:\d+: routes form a loop: route\/a → route\/b → route\/a$/,
