@@ -74,6 +74,18 @@ describe('usage.cost on every answer', () => {
   });
 });
 
+describe('a request that could cost more than any balance holds', () => {
+  it('is a 402, never a 500, and charges nothing', async () => {
+    const before = await balance();
+    const answer = await t.call('POST', `${API}/chat/completions`, {
+      body: { model: 'paid/echo', max_tokens: 1e15, messages: [{ role: 'user', content: 'a huge budget' }] },
+    });
+    expect(answer.status).toBe(402);
+    expect(answer.body.error.message).toContain('more than any balance can hold');
+    expect(await balance()).toBe(before);
+  });
+});
+
 describe('usage.cost on Responses answers, relayed and translated', () => {
   let upstreams: Awaited<ReturnType<typeof startFakeUpstreams>>;
   let server: TestServer;

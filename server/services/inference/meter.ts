@@ -109,6 +109,10 @@ export async function openMeter(
   const heldMicro = Math.max(
     ...targets.map((target) => mostCostMicro(target.entry, { ...bound, inputTokens: target.inputTokens, outputTokens: target.maxOutputTokens })),
   );
+  // More than any balance can hold (2^53 micro-credits): refused here, before a database is asked.
+  if (!caller.isTest && heldMicro > Number.MAX_SAFE_INTEGER) {
+    await refuse(insufficientCredits(`Insufficient credits: this request may cost more than any balance can hold (${request.maxOutputTokens} output tokens of ${entry.id}). Lower max_tokens.`));
+  }
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
   // The budgets that may apply, a key's (when it has one) and an end user's (their own or their
