@@ -38,12 +38,13 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   const accounts = createAccounts(sql);
   const keyCache = createKeyCache();
   let closed = false;
+  const metering = createMeteringRepository(sql, accounts, instance.instanceId);
   return {
     developers: guarded(createDevelopersRepository(sql)),
     apps: guarded(createAppsRepository(sql, ledger, accounts, keyCache)),
     apiKeys: guarded(createApiKeysRepository(sql, keyCache)),
     users: guarded(createUsersRepository(sql, ledger, accounts)),
-    metering: guarded(createMeteringRepository(sql, accounts, instance.instanceId)),
+    metering: guarded(metering),
     usage: guarded(createUsageRepository(sql)),
     responses: guarded(createResponsesRepository(sql, instance.instanceId)),
     signingKeys: guarded(createSigningKeysRepository(sql)),
@@ -61,6 +62,8 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     async close() {
       if (closed) return;
       closed = true;
+      // Settlements queued or being written are the money of requests already answered.
+      await metering.drain();
       await instance.stop().catch(() => {});
       await sql.end({ timeout: 5 });
     },

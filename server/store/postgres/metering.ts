@@ -19,7 +19,7 @@ interface PendingSettle {
  * interleaving of instances can reserve more than the balance. Settling removes the hold and
  * charges in one statement, with the ledger entry and the usage row.
  */
-export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceId: string): Store['metering'] {
+export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceId: string): Store['metering'] & { drain(): Promise<void> } {
   /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
   async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null, keyId: string | null = null) {
     const reserved = await q`
@@ -246,10 +246,22 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       if (group) group.push(item);
       else byAccount.set(item.accountId, [item]);
     }
-    for (const group of byAccount.values()) void settleTogether(group);
+    for (const group of byAccount.values()) {
+      const done = settleTogether(group).catch(() => undefined);
+      inFlight.add(done);
+      void done.finally(() => inFlight.delete(done));
+    }
   };
+  /** Groups being written now: closing the store waits for them, so no settlement is lost. */
+  const inFlight = new Set<Promise<unknown>>();
 
   return {
+    /** Writes what is queued now and waits for every group in flight (at close). */
+    async drain() {
+      if (queue.length > 0) flush();
+      await Promise.all(inFlight);
+    },
+
     async hold(payer, amountMicro, requestId, capUser, budgets) {
       const id = await accounts.of(payer);
       const budgeted = budgets?.keyId !== undefined || budgets?.user !== undefined;
