@@ -48,7 +48,7 @@ export interface RunningServer {
   /** The database it serves: the SQLite file or the PostgreSQL URL it was given. */
   database: string;
   services: Services;
-  /** What inference reports to (the metrics and the Providers screen's view). */
+  /** What inference reports to (the metrics). */
   observer: InferenceObserver;
   /** Set when this start created the owner account on an empty database. */
   bootstrap: BootstrapResult | null;
@@ -89,7 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     synchronous: environment.SVC_DB_SYNCHRONOUS ?? 'normal',
     ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),
   });
-  const metrics = createMetricsObserver({ known, clock, breakers: store.breakers });
+  const metrics = createMetricsObserver({ known, breakers: store.breakers });
   const observer = traces ? everyObserver([metrics.observer, traces.observer]) : metrics.observer;
   let services: Services;
   const plans = createPlanCatalog(env);
@@ -111,7 +111,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       log,
       plans,
       observer,
-      targets: metrics.targets,
       ...(await paymentsSetup(settings.payments, environment, plans)),
     });
     await services.signingKeys.ready();

@@ -1,34 +1,35 @@
-import type { Clock } from '../clock.js';
 import type { InferenceObserver } from './inference-observer.js';
 import type { BreakerStore, UsageEvent } from '../store/types.js';
 import { createInstruments } from './instruments.js';
 import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
-import { createTargetStatus, type BreakerState } from './target-status.js';
+
+type BreakerState = 'closed' | 'open' | 'half_open';
 
 const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half_open'];
 
 /**
- * The observer behind `GET /metrics` and the Providers screen: what inference reports goes into
- * prom-client's instruments and into each target's recent state. Per instance (each keeps its
- * own; Prometheus adds them up across instances), but for the breakers, which are read again
- * from `breakers` before each look: on PostgreSQL another instance may have moved them.
+ * The observer behind `GET /metrics`: what inference reports goes into prom-client's instruments.
+ * Per instance (each keeps its own; Prometheus adds them up across instances), but for the
+ * breakers, which are read again from `breakers` before each scrape: on PostgreSQL another
+ * instance may have moved them.
  */
-export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock; breakers?: BreakerStore }) {
+export function createMetricsObserver(deps: { known: KnownTargets; breakers?: BreakerStore }) {
   const instruments = createInstruments();
-  const targets = createTargetStatus();
+  /** The targets this instance has seen (attempted, or their breaker moved): the breaker gauges' labels. */
+  const seen = new Set<string>();
   const { known } = deps;
 
   const showBreaker = (target: string, state: BreakerState) => {
     for (const each of BREAKER_STATES) instruments.breaker.set({ target, state: each }, each === state ? 1 : 0);
-    targets.breaker(target, state);
+    seen.add(target);
   };
   /** Each target this instance has seen, its breaker as the (possibly shared) store has it now. */
   const readBreakers = async () => {
     const { breakers } = deps;
     if (!breakers) return;
-    const seen = targets.list().filter((target) => known.hasModel(target.target));
-    const records = await Promise.all(seen.map((target) => breakers.read(target.target)));
-    seen.forEach((target, index) => showBreaker(target.target, records[index]?.state ?? 'closed'));
+    const targets = [...seen].filter((target) => known.hasModel(target));
+    const records = await Promise.all(targets.map((target) => breakers.read(target)));
+    targets.forEach((target, index) => showBreaker(target, records[index]?.state ?? 'closed'));
   };
 
   const observer: InferenceObserver = {
@@ -53,8 +54,7 @@ export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock;
       if (outcome !== 'ok') instruments.upstreamErrors.inc({ ...labels, error_class: outcome });
       if (attempt.retry) instruments.retries.inc(labels);
       if (attempt.fallback) instruments.fallbacks.inc(labels);
-      const id = `${labels.gen_ai_provider_name}/${labels.gen_ai_request_model}`;
-      targets.attempt(id, outcome, attempt.latencyMs, deps.clock.now().toISOString());
+      seen.add(`${labels.gen_ai_provider_name}/${labels.gen_ai_request_model}`);
     },
     breakerChanged(target, state) {
       // Only the server's own targets: a breaker is kept per configured target.
@@ -67,11 +67,6 @@ export function createMetricsObserver(deps: { known: KnownTargets; clock: Clock;
 
   return {
     observer,
-    /** Each target's recent state, for the providers status operation. */
-    async targets() {
-      await readBreakers();
-      return targets.list();
-    },
     /** The Prometheus text exposition of every instrument. */
     async scrape() {
       await readBreakers();

@@ -32,7 +32,6 @@ import { createRateMultipliers } from './subscriptions/rate-multipliers.js';
 import { createSubscriptionReports } from './subscriptions/reports.js';
 import { createWebhookReceiver } from './webhook.js';
 import type { InferenceObserver } from '../metrics/inference-observer.js';
-import type { TargetStatus } from '../metrics/target-status.js';
 import { createProviderStatusService } from './provider-status.js';
 
 export interface ServiceDeps {
@@ -60,8 +59,6 @@ export interface ServiceDeps {
   log?: (line: string) => void;
   /** Who watches inference (metrics); nobody when not given. */
   observer?: InferenceObserver;
-  /** Each upstream target's recent state, as the observer keeps it (the Providers screen). */
-  targets?: () => Promise<TargetStatus[]>;
 }
 
 /** The payment side: processor, checkout sessions, subscriptions, their clock and the webhook receiver. */

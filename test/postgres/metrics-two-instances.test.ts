@@ -53,6 +53,6 @@ describe('metrics on two instances', () => {
       expect(m.total('svc_circuit_breaker_state', { target: 'acme/m', state: 'closed' })).toBe(0);
     }
     const viewOfB = (await b.call('GET', `${API}/providers/status`)).body.data;
-    expect(viewOfB).toMatchObject([{ target: 'acme/m', breaker: 'open', requests: 1, errors: 0 }]);
+    expect(viewOfB.find((row: { target: string }) => row.target === 'acme/m')).toEqual({ target: 'acme/m', breaker: 'open' });
   });
 });

@@ -1,52 +1,60 @@
 import { describe, expect, it } from 'vitest';
-import { API, expectApiError, useTestServer } from '../helpers/api.js';
+import { addDeveloper, API, bearer, expectApiError, useTestServer } from '../helpers/api.js';
 import { setBreaker } from '../helpers/breakers.js';
+import { liveUsersApp } from '../helpers/live-users.js';
 import { pricedProvider } from '../helpers/providers.js';
 
 /**
- * `GET /providers/status`: each upstream target's breaker, attempts, error rate and median
- * latency as this instance saw them (what the routes report to the observer), for admin keys only.
+ * `GET /providers/status`: each served target and its circuit breaker, for admin keys. Nothing
+ * counted from requests: those figures mix every developer's traffic on the instance, and a
+ * developer sees only their own (the operator reads them on /metrics).
  */
 const t = useTestServer({ providers: [pricedProvider()] }, { scope: 'file' });
 const STATUS = `${API}/providers/status`;
+const SERVED = ['local/echo', 'paid/echo', 'paid/embed'];
 
 describe('GET /providers/status', () => {
-  it('lists nothing before any attempt; then each target with its figures over the recent attempts', async () => {
-    const empty = await t.call('GET', STATUS);
-    expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ object: 'list', data: [], window: 200, at: '2026-03-01T12:00:00.000Z' });
+  it("lists every served target with its breaker as the breaker store has it, in the configured order", async () => {
+    const before = await t.call('GET', STATUS);
+    expect(before.status).toBe(200);
+    expect(before.body.at).toBe('2026-03-01T12:00:00.000Z');
+    expect(before.body.data.filter((row: { target: string }) => SERVED.includes(row.target))).toEqual(SERVED.map((target) => ({ target, breaker: 'closed' })));
 
-    const attempt = (outcome: string, latencyMs: number) =>
-      t.server.observer.attemptEnded({ route: 'smart', provider: 'paid', model: 'echo', outcome, latencyMs, retry: false, fallback: false });
-    attempt('ok', 100);
-    attempt('server_error', 300);
-    attempt('ok', 200);
     await setBreaker(t, 'paid/echo', 'half_open');
+    await setBreaker(t, 'paid/embed', 'open');
+    const after = (await t.call('GET', STATUS)).body.data;
+    expect(after.find((row: { target: string }) => row.target === 'paid/echo')).toEqual({ target: 'paid/echo', breaker: 'half_open' });
+    expect(after.find((row: { target: string }) => row.target === 'paid/embed')).toEqual({ target: 'paid/embed', breaker: 'open' });
+    await setBreaker(t, 'paid/echo', 'closed');
+    await setBreaker(t, 'paid/embed', 'closed');
+  });
+
+  it("another developer's admin key learns nothing of the owner's traffic: the same answer before and after it", async () => {
+    const other = await addDeveloper(t);
+    const before = await t.call('GET', STATUS, { key: other.key });
+    expect(before.status).toBe(200);
+
+    // The owner's traffic: requests that reach upstream targets, failed attempts as the routes report them.
+    const chat = await t.call('POST', `${API}/chat/completions`, { body: { model: 'paid/echo', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] } });
+    expect(chat.status).toBe(200);
+    t.server.observer.attemptEnded({ route: 'smart', provider: 'paid', model: 'embed', outcome: 'server_error', latencyMs: 300, retry: false, fallback: false });
     t.clock.advance(1_000);
-    t.server.observer.attemptEnded({ route: null, provider: 'paid', model: 'embed', outcome: 'timeout', latencyMs: 30_000, retry: false, fallback: true });
 
-    const { status, body } = await t.call('GET', STATUS);
-    expect(status).toBe(200);
-    expect(body.data).toEqual([
-      { target: 'paid/echo', breaker: 'half_open', requests: 3, errors: 1, error_rate: 1 / 3, p50_latency_ms: 200, last_outcome: 'ok', last_at: '2026-03-01T12:00:00.000Z' },
-      { target: 'paid/embed', breaker: 'closed', requests: 1, errors: 1, error_rate: 1, p50_latency_ms: 30_000, last_outcome: 'timeout', last_at: '2026-03-01T12:00:01.000Z' },
-    ]);
+    const after = await t.call('GET', STATUS, { key: other.key });
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual(before.body.data);
+    for (const row of after.body.data) expect(Object.keys(row).sort()).toEqual(['breaker', 'target']);
+    expect(Object.keys(after.body).sort()).toEqual(['at', 'data', 'object']);
   });
 
-  it('the error rate and the median cover the last 200 attempts; the counts cover them all', async () => {
-    for (let i = 0; i < 250; i++) {
-      t.server.observer.attemptEnded({ route: null, provider: 'local', model: 'echo', outcome: i < 50 ? 'overloaded' : 'ok', latencyMs: i < 50 ? 5_000 : 10, retry: false, fallback: false });
-    }
-    const local = (await t.call('GET', STATUS)).body.data.find((row: { target: string }) => row.target === 'local/echo');
-    expect(local).toMatchObject({ requests: 250, errors: 50, error_rate: 0, p50_latency_ms: 10 });
-  });
-
-  it('is for admin keys: inference and read_only keys get a 403 naming the role, no key a 401', async () => {
+  it('is for admin keys: inference, read_only and test keys and an end user’s token get a 403, no credentials a 401', async () => {
     for (const role of ['inference', 'read_only'] as const) {
       const key = (await t.server.services.apiKeys.create(t.appUuid, { name: role, role, is_test: false })).secret;
       expectApiError(await t.call('GET', STATUS, { key }), 403, { code: 'insufficient_role' });
     }
     expectApiError(await t.call('GET', STATUS, { key: t.testKey }), 403);
+    const { token } = await (await liveUsersApp(t)).user();
+    expectApiError(await t.call('GET', STATUS, bearer(token)), 403);
     expectApiError(await t.call('GET', STATUS, { key: null }), 401);
   });
 });

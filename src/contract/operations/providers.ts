@@ -10,9 +10,10 @@ export const providersOperations = [
     response: ProviderStatus,
     auth: ['api_key'],
     roles: ROLES.admin,
-    summary: "Each upstream target's breaker, requests, error rate and median latency, as the answering instance sees them",
+    summary: "Each upstream target the server serves and its circuit breaker's state",
     description:
-      'Per instance: behind a load balancer each instance answers with its own view (the breakers are shared on PostgreSQL). ' +
-      'Targets appear once they have been tried or their breaker has moved.',
+      'Every `<provider>/<model>` the server serves, in its configured order, with its breaker as the breaker store has it ' +
+      '(shared by every instance on PostgreSQL). Attempts, errors and latencies are counted over every developer’s requests, ' +
+      'so they are not here: they are the operator’s, on `GET /metrics`.',
   }),
 ] as const;

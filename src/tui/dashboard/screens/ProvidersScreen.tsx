@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { Loadable } from '../components/Loadable.js';
 import { Table, type Column } from '../components/Table.js';
-import { count, minute } from '../format.js';
+import { minute } from '../format.js';
 import type { ProviderTarget } from '../api.js';
 import type { ScreenProps } from '../session.js';
 import { PROVIDERS_REFRESH_MS, useProvidersScreen } from './providers.js';
@@ -9,31 +9,16 @@ import { PROVIDERS_REFRESH_MS, useProvidersScreen } from './providers.js';
 const COLUMNS: Column[] = [
   { title: 'Target' },
   { title: 'Breaker', width: 9 },
-  { title: 'Requests', width: 8, align: 'right' },
-  { title: 'Errors', width: 7, align: 'right' },
-  { title: 'Err rate', width: 8, align: 'right' },
-  { title: 'p50', width: 8, align: 'right' },
-  { title: 'Last', width: 14 },
 ];
 
 const BREAKER: Record<ProviderTarget['breaker'], string> = { closed: 'closed', open: 'OPEN', half_open: 'half-open' };
 
-/** 0.25 → "25.0%"; none yet → "–". */
-const percent = (rate: number | null) => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
-/** Milliseconds as people read them: "180 ms", "2.4 s". */
-const latency = (ms: number | null) => (ms === null ? '–' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+const cells = (target: ProviderTarget): string[] => [target.target, BREAKER[target.breaker]];
 
-const cells = (target: ProviderTarget): string[] => [
-  target.target,
-  BREAKER[target.breaker],
-  count(target.requests),
-  count(target.errors),
-  percent(target.error_rate),
-  latency(target.p50_latency_ms),
-  target.last_outcome ?? '',
-];
-
-/** Each upstream target's state as the server instance answering sees it; refreshes itself. */
+/**
+ * Each upstream target the server serves and its breaker; refreshes itself. No traffic figures:
+ * they count every developer's requests, so the server gives them to its operator only (/metrics).
+ */
 export function ProvidersScreen({ session, width, height }: ScreenProps) {
   const screen = useProvidersScreen(session, height - 4);
   session.registerKeys('providers', screen.handle);
@@ -45,7 +30,7 @@ export function ProvidersScreen({ session, width, height }: ScreenProps) {
         Providers{data ? ` (${screen.targets.length})` : ''}
         <Text dimColor>
           {' '}
-          · {open > 0 ? `${open} breaker${open === 1 ? '' : 's'} not closed · ` : ''}rates and p50 over the last {data?.window ?? 200} attempts · every{' '}
+          · {open > 0 ? `${open} breaker${open === 1 ? '' : 's'} not closed · ` : ''}every{' '}
           {PROVIDERS_REFRESH_MS / 1000} s
         </Text>
       </Text>
@@ -53,13 +38,13 @@ export function ProvidersScreen({ session, width, height }: ScreenProps) {
         resource={screen.resource}
         what="providers"
         isEmpty={(status) => status.data.length === 0}
-        empty="No upstream target tried yet on this server instance: each shows here once a request reaches it or its breaker moves."
+        empty="This server serves no upstream target."
       >
         {(status) => (
           <Box flexDirection="column">
             <Table columns={COLUMNS} rows={status.data.map(cells)} cursor={screen.cursor.index} height={height - 3} width={width} />
             <Text dimColor wrap="truncate-end">
-              As of {minute(status.at)}, on the instance that answered (behind a load balancer, each has its own view).
+              As of {minute(status.at)}. Traffic figures are the operator's (GET /metrics).
             </Text>
           </Box>
         )}

@@ -8,7 +8,7 @@ import { dataOf, useResource } from '../use-resource.js';
 export const PROVIDERS_REFRESH_MS = 2_000;
 
 /**
- * The Providers screen: each upstream target's breaker, attempts, error rate and median latency,
+ * The Providers screen: each upstream target the server serves and its breaker,
  * read again every PROVIDERS_REFRESH_MS (the last figures stay on screen while a read is under
  * way). Needs an admin key; r reloads at once.
  */
