@@ -14,8 +14,15 @@ export function isLoopback(address: string | undefined): boolean {
   return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-/** A request a proxy passed on: it comes from the proxy's loopback, but not from this host. */
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+/**
+ * The headers a proxy marks what it passes on with (RFC 7239 and 7230, the X-Forwarded-* family,
+ * the client-address headers of nginx, CDNs and load balancers). A loopback request carrying any
+ * of them came through a same-host proxy, so from somewhere else: it is not this host's.
+ */
+const FORWARDING_HEADER = /^(forwarded|via|x-forwarded-[a-z-]+|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|fastly-client-ip|x-cluster-client-ip|x-original-forwarded-for)$/;
+
+/** The first forwarding header of the request (node lower-cases their names), if any. */
+const forwardingHeader = (req: IncomingMessage) => Object.keys(req.headers).find((name) => FORWARDING_HEADER.test(name));
 
 // Both sides hashed: equal lengths for timingSafeEqual, and the token's length does not leak.
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -33,7 +40,7 @@ export function checkScraper(req: IncomingMessage, token: string | undefined): v
     }
     return;
   }
-  const forwarded = FORWARDING_HEADERS.find((name) => req.headers[name] !== undefined);
+  const forwarded = forwardingHeader(req);
   if (!isLoopback(req.socket.remoteAddress) || forwarded) {
     throw forbidden(
       `GET /metrics is served only to this host while SVC_METRICS_TOKEN is not set (this request ${forwarded ? `was forwarded (${forwarded})` : 'came from another address'}). Set SVC_METRICS_TOKEN to scrape from elsewhere.`,

@@ -189,6 +189,24 @@ describe('who may scrape', () => {
     const forwarded = await scrape(t.url, { 'x-forwarded-for': '203.0.113.7' });
     expect(forwarded.status).toBe(403);
     expect(await forwarded.json()).toMatchObject({ error: { type: 'permission_denied', code: 'metrics_loopback_only' } });
+    // Whatever header a same-host proxy marks its requests with, even empty: not this host.
+    const marks: Record<string, string>[] = [
+      { forwarded: 'for=203.0.113.7;proto=https' },
+      { 'x-real-ip': '203.0.113.7' },
+      { 'x-forwarded-host': 'svc.example.com' },
+      { 'x-forwarded-proto': 'https' },
+      { via: '1.1 proxy' },
+      { 'cf-connecting-ip': '203.0.113.7' },
+      { 'true-client-ip': '203.0.113.7' },
+      { 'x-client-ip': '203.0.113.7' },
+      { 'x-forwarded-for': '' },
+    ];
+    for (const headers of marks) {
+      const passedOn = await scrape(t.url, headers);
+      expect({ headers, status: passedOn.status }).toEqual({ headers, status: 403 });
+      expect((await passedOn.json()).error.message).toContain(`forwarded (${Object.keys(headers)[0]})`);
+    }
+    expect((await scrape(t.url)).status).toBe(200);
     const posted = await fetch(`${t.url}/metrics`, { method: 'POST' });
     expect(posted.status).toBe(405);
   });
