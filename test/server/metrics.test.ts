@@ -204,7 +204,7 @@ describe('who may scrape', () => {
     for (const headers of marks) {
       const passedOn = await scrape(t.url, headers);
       expect({ headers, status: passedOn.status }).toEqual({ headers, status: 403 });
-      expect((await passedOn.json()).error.message).toContain(`forwarded (${Object.keys(headers)[0]})`);
+      expect(((await passedOn.json()) as { error: { message: string } }).error.message).toContain(`forwarded (${Object.keys(headers)[0]})`);
     }
     expect((await scrape(t.url)).status).toBe(200);
     const posted = await fetch(`${t.url}/metrics`, { method: 'POST' });
