@@ -133,6 +133,22 @@ export const fillRollupSql = (rollup: Rollup): string =>
     SELECT ${valuesOf(rollup)}, ${USAGE_TOTALS.map((total) => `SUM(${total.ofRow})`).join(', ')}
     FROM usage_events GROUP BY ${rollup.dimensions.map((_, i) => i + 1).join(', ')}`;
 
+/**
+ * Takes the usage rows whose ids are in `ids` (a table of one `id` column) out of a rollup, as
+ * `fillRollupSql` put them in: the statement of the migration that removes duplicate usage rows.
+ * The same text on SQLite and PostgreSQL (UPDATE … FROM).
+ */
+export function subtractFromRollupSql(rollup: Rollup, ids: string): string {
+  const dimensions = rollup.dimensions.map(([column, ofRow]) => `${ofRow} AS ${column}`).join(', ');
+  const sums = USAGE_TOTALS.map((total) => `SUM(${total.ofRow}) AS ${total.column}`).join(', ');
+  const take = USAGE_TOTALS.map(({ column }) => `${column} = r.${column} - d.${column}`).join(', ');
+  const same = rollup.dimensions.map(([column]) => `r.${column} = d.${column}`).join(' AND ');
+  return `UPDATE ${rollup.table} AS r SET ${take}
+    FROM (SELECT ${dimensions}, ${sums} FROM usage_events WHERE id IN (SELECT id FROM ${ids})
+          GROUP BY ${rollup.dimensions.map((_, i) => i + 1).join(', ')}) AS d
+    WHERE ${same}`;
+}
+
 /** A usage row's attempts column: `[{model, error_class, latency_ms}]`, or null when the first target answered. */
 export const attemptsJson = (attempts: UsageEvent['attempts']): string | null =>
   attempts?.length ? JSON.stringify(attempts.map((a) => ({ model: a.model, error_class: a.errorClass, latency_ms: a.latencyMs }))) : null;

@@ -5,7 +5,9 @@ import { credits, describeEachBackend, newDeveloper, usageRow } from '../helpers
 /**
  * Settlements that arrive together (one turn of the event loop) are written together, on both
  * backends (SQLite's group commit, PostgreSQL's one transaction per account): each is charged
- * exactly as it would be alone, and one that fails does not fail the others.
+ * exactly as it would be alone, and one that fails does not fail the others. A request settles
+ * once: a settlement that finds its usage row written (a group retried alone after its COMMIT's
+ * reply was lost, which may have committed) moves no money and writes no second row.
  */
 describeEachBackend('settlements together', (backend) => {
   let store: Store;
@@ -36,17 +38,45 @@ describeEachBackend('settlements together', (backend) => {
     expect((await store.credits.audit()).shortfalls.map((s) => s.requestId)).toEqual([held.at(-1)]);
   });
 
-  it('one settlement that fails leaves the others of its group charged', async () => {
-    const ids = ['a', 'b', 'c', 'd'];
+  it('one settlement that fails leaves the others of its group charged; one given twice is charged once', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'bad'];
     for (const id of ids) expect((await store.metering.hold(payer, credits(1), id)).ok).toBe(true);
-    // `b` twice in the same turn: its second charge would be a second ledger entry for one request.
-    const outcomes = await Promise.allSettled(
-      [...ids, 'b'].map((id) => store.metering.settle(payer, credits(1), credits(0.25), usage(id, credits(0.25)))),
-    );
+    // A usage row the database refuses (no provider), and `b` twice in the same turn.
+    const row = (id: string) => (id === 'bad' ? { ...usage(id, credits(0.25)), provider: null as unknown as string } : usage(id, credits(0.25)));
+    const outcomes = await Promise.allSettled([...ids, 'b'].map((id) => store.metering.settle(payer, credits(1), credits(0.25), row(id))));
     const charged = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.chargedMicro : null));
-    expect([charged[0], charged[2], charged[3]]).toEqual([credits(0.25), credits(0.25), credits(0.25)]);
-    // `b` is charged once whatever either of its settlements answered: the balance says so.
-    expect(await store.metering.balance(payer)).toMatchObject({ balanceMicro: credits(19), heldMicro: 0 });
+    // `b`'s second settlement finds its usage row written: it answers b's one charge.
+    expect(charged).toEqual([credits(0.25), credits(0.25), credits(0.25), credits(0.25), null, credits(0.25)]);
+    expect(await store.metering.balance(payer)).toMatchObject({ balanceMicro: credits(19) });
     expect(await store.credits.check()).toEqual([]);
+  });
+
+  const requests = async () => {
+    const window = { appUuid, livemode: true, start: '2026-11-25T00:00:00.000Z', end: '2026-11-26T00:00:00.000Z' };
+    return (await store.usage.byModel(window)).reduce((sum, row) => sum + row.requests, 0);
+  };
+
+  it('a settlement retried after it was written answers the first charge and moves nothing', async () => {
+    expect((await store.metering.hold(payer, credits(2), 'paid')).ok).toBe(true);
+    expect((await store.metering.hold(payer, credits(1), 'free')).ok).toBe(true);
+    const paid = usageRow(appUuid, 'paid', { costMicro: credits(1.5) });
+    const free = usageRow(appUuid, 'free', { costMicro: 0 });
+    expect(await store.metering.settle(payer, credits(2), credits(1.5), paid)).toEqual({ chargedMicro: credits(1.5) });
+    expect(await store.metering.settle(payer, credits(1), 0, free)).toEqual({ chargedMicro: 0 });
+    // The retries, each alone in its turn (as a group retried after a lost reply is).
+    expect(await store.metering.settle(payer, credits(2), credits(1.5), paid)).toEqual({ chargedMicro: credits(1.5) });
+    expect(await store.metering.settle(payer, credits(1), 0, free)).toEqual({ chargedMicro: 0 });
+    expect(await store.metering.balance(payer)).toEqual({ balanceMicro: credits(18.5), heldMicro: 0 });
+    expect(await requests()).toBe(2);
+    expect(await store.credits.check()).toEqual([]);
+    // A new hold still sees the whole balance: the retries released nobody else's hold.
+    expect((await store.metering.hold(payer, credits(18.5), 'after')).ok).toBe(true);
+  });
+
+  it('a refusal recorded twice is one row', async () => {
+    const refused = usageRow(appUuid, 'refused-once', { status: 'refused', errorCode: 'rate_limit_exceeded', inputTokens: 0, outputTokens: 0 });
+    await store.usage.record(refused);
+    await store.usage.record(refused);
+    expect(await requests()).toBe(1);
   });
 });

@@ -150,16 +150,22 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
    * locked, the charge is what the balance allows beside the other holds, and the ledger
    * entry, the user's spend, the usage row (what it cost and what was charged: a shortfall
    * stays visible to svc serve --check) and its hourly rollup are written with it.
+   * Idempotent: a request whose usage row is there already was settled (a group retried alone
+   * after its COMMIT's reply was lost), so nothing moves and its stored charge is the answer.
+   * `stored` is false in the one case the statement cannot tell the charge: another settlement
+   * of the request committed while this one ran (its row came after this statement's snapshot).
    */
   function settleStatement(q: Query, { accountId, costMicro, usage, windows }: PendingSettle) {
-    return q<{ charged: number }[]>`
-      WITH released AS (
+    return q<{ charged: number; stored: boolean }[]>`
+      WITH prior AS (
+        SELECT charged_micro FROM usage_events WHERE request_id = ${usage.requestId}
+      ), released AS (
         DELETE FROM holds WHERE id = (
           SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
-        ) RETURNING amount_micro
+        ) AND NOT EXISTS (SELECT 1 FROM prior) RETURNING amount_micro
       ), account AS (
         SELECT id, balance_micro, held_micro - COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS held_after
-        FROM accounts WHERE id = ${accountId} FOR UPDATE
+        FROM accounts WHERE id = ${accountId} AND NOT EXISTS (SELECT 1 FROM prior) FOR UPDATE
       ), charge AS (
         SELECT id, held_after, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - held_after))::bigint AS charged FROM account
       ), moved AS (
@@ -183,21 +189,32 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
         -- Spend is live money: test mode is never charged, so only live users spend.
         WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
       ), ${usageWrites(q, usage, costMicro, 'moved')}
-      SELECT charged FROM moved`;
+      SELECT charged, EXISTS (SELECT 1 FROM usage_row) AS stored FROM moved
+      UNION ALL SELECT charged_micro, true FROM prior`;
+  }
+
+  /** The charge stored with a request's usage row, or null when it has none. */
+  async function storedCharge(requestId: string): Promise<number | null> {
+    const [row] = await sql<{ charged_micro: number }[]>`SELECT charged_micro FROM usage_events WHERE request_id = ${requestId}`;
+    return row ? row.charged_micro : null;
   }
 
   /** The statement's one row, or the error of an account that is not there. */
-  const chargedOf = (rows: { charged: number }[], item: PendingSettle) => {
+  const chargedOf = async (rows: { charged: number; stored: boolean }[], item: PendingSettle) => {
     const [row] = rows;
     if (!row) throw new Error(`no account ${item.accountId}`);
-    return row.charged;
+    return row.stored ? row.charged : ((await storedCharge(item.usage.requestId)) ?? row.charged);
   };
 
   async function settleAlone(item: PendingSettle): Promise<void> {
     try {
-      item.resolve({ chargedMicro: chargedOf(await settleStatement(sql, item), item) });
+      item.resolve({ chargedMicro: await chargedOf(await settleStatement(sql, item), item) });
     } catch (error) {
-      item.reject(error);
+      // Refused as a second charge (the ledger's idempotency key) because a settlement of the
+      // request committed while this one ran: settled, and its row says what it was charged.
+      const stored = await storedCharge(item.usage.requestId).catch(() => null);
+      if (stored !== null) item.resolve({ chargedMicro: stored });
+      else item.reject(error);
     }
   }
 
@@ -209,7 +226,7 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
    */
   async function settleTogether(items: PendingSettle[]): Promise<void> {
     if (items.length > 1) {
-      let results: { charged: number }[][] | null = null;
+      let results: { charged: number; stored: boolean }[][] | null = null;
       try {
         results = await sql.begin((tx) => items.map((item) => settleStatement(tx, item)));
       } catch {
@@ -217,14 +234,12 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       }
       if (results) {
         // Committed: each has its charge (or, for an account not there, its error).
-        results.forEach((rows, i) => {
-          const item = items[i] as PendingSettle;
-          try {
-            item.resolve({ chargedMicro: chargedOf(rows, item) });
-          } catch (error) {
-            item.reject(error);
-          }
-        });
+        await Promise.all(
+          results.map((rows, i) => {
+            const item = items[i] as PendingSettle;
+            return chargedOf(rows, item).then((chargedMicro) => item.resolve({ chargedMicro }), (error: unknown) => item.reject(error));
+          }),
+        );
         return;
       }
     }

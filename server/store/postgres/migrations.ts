@@ -1,4 +1,4 @@
-import { backfillUsageRollupsSql, backfillUsageRollupsSql15 } from '../usage-backfill.js';
+import { backfillUsageRollupsSql, backfillUsageRollupsSql15, oneUsageRowPerRequestSql } from '../usage-backfill.js';
 
 /**
  * Numbered schema migrations of the PostgreSQL store, applied in order at start under an
@@ -552,5 +552,10 @@ export const pgMigrations: PgMigration[] = [
         since_ms        BIGINT NOT NULL
       );
     `,
+  },
+  {
+    version: 13,
+    name: 'one usage row per request: a retried settlement writes nothing twice (SQLite 24)',
+    sql: oneUsageRowPerRequestSql,
   },
 ];

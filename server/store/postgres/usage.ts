@@ -29,6 +29,8 @@ export function usageWrites(q: Query, event: UsageEvent, costMicro: number, from
         ${event.cacheWrite1hTokens ?? 0}, ${event.reasoningTokens ?? 0}, ${costMicro}, charged,
         ${event.latencyMs}, ${event.ttftMs}, ${event.status}, ${event.errorCode}, ${attemptsJson(event.attempts)}, ${event.at}
       FROM ${source}
+      -- A request has one usage row: a settlement retried after it was written adds nothing.
+      ON CONFLICT (request_id) DO NOTHING
       RETURNING *
     )${rollups}`;
 }

@@ -27,6 +27,17 @@ export function createLedger(db: Db, holds: Holds) {
   }
 
   return {
+    /**
+     * A charge metering has sized to what the balance allows beside the other holds, for a
+     * request whose usage row it has just written (which keeps it to one): the balance and its
+     * ledger entry, without post's checks.
+     */
+    charge(accountId: number, grant: Grant): void {
+      const after = moveBalance.get(grant.amountMicro, accountId);
+      if (!after) throw new Error(`no account ${accountId}`);
+      insertEntry.run(accountId, grant.amountMicro, after.balance_micro, grant.kind, grant.idempotencyKey, grant.reference ?? null, grant.at);
+    },
+
     /** A new empty account (live unless `test`: play money, never summed with live money). */
     openAccount(test = false): number {
       return Number(insertAccount.run(flag(test)).lastInsertRowid);

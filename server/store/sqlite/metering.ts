@@ -96,15 +96,32 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
   const accountOf = (payer: Payer): number => accounts.of(payer);
   const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;
 
-  /** One settlement: charge what the balance allows (never below zero), usage row, user spend. */
+  const storedCharge = db.prepare<[string], { charged_micro: number }>('SELECT charged_micro FROM usage_events WHERE request_id = ?');
+
+  /**
+   * One settlement: charge what the balance allows (never below zero), usage row, user spend.
+   * The usage row is written first: a request that has one was settled already, and a second
+   * settlement of it moves nothing and answers the stored charge.
+   */
   const settleOne = db.transaction((item: PendingSettle) => {
+    // What the balance allows beside the other holds (this request's own is ending).
+    const available = Math.max(0, balanceOf(item.accountId) - Math.max(0, holds.of(item.accountId) - item.heldMicro));
+    const charged = Math.min(item.costMicro, available);
+    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
+    // hourly rollup is written with it.
+    let written: boolean;
+    try {
+      written = writeUsage({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
+    } catch (error) {
+      holds.release(item.accountId, item.heldMicro);
+      throw error;
+    }
+    if (!written) return storedCharge.get(item.usage.requestId)?.charged_micro ?? 0;
     // The hold ends as its charge is written, not before: until then no other request may
     // reserve the credits this charge is about to take.
     holds.release(item.accountId, item.heldMicro);
-    const available = Math.max(0, balanceOf(item.accountId) - holds.of(item.accountId));
-    const charged = Math.min(item.costMicro, available);
     if (charged > 0) {
-      ledger.post(item.accountId, {
+      ledger.charge(item.accountId, {
         amountMicro: -charged,
         kind: 'inference',
         idempotencyKey: `usage:${item.usage.requestId}`,
@@ -116,9 +133,6 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
       if (key !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, key);
       if (user !== undefined && item.usage.address) addUserBudgetSpend.run(charged, item.usage.appUuid, item.usage.address, user);
     }
-    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
-    // hourly rollup is written with it.
-    writeUsage({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
     return charged;
   });
 

@@ -1,4 +1,4 @@
-import { backfillUsageRollupsSql, backfillUsageRollupsSql15 } from '../usage-backfill.js';
+import { backfillUsageRollupsSql, backfillUsageRollupsSql15, oneUsageRowPerRequestSql } from '../usage-backfill.js';
 
 /**
  * Numbered schema migrations, applied in order at start; `PRAGMA user_version` records the last
@@ -646,5 +646,10 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
       ${backfillUsageRollupsSql}
     `,
+  },
+  {
+    version: 24,
+    name: 'one usage row per request: a retried settlement writes nothing twice (PostgreSQL 13)',
+    sql: oneUsageRowPerRequestSql,
   },
 ];

@@ -13,7 +13,8 @@ export const insertUsageSql = `INSERT INTO usage_events (request_id, app_uuid, l
     cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, attempts, created_at)
   VALUES (@requestId, @appUuid, @livemode, @keyId, @address, @provider, @model, @operation,
     @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens,
-    @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @attempts, @at)`;
+    @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @attempts, @at)
+  ON CONFLICT (request_id) DO NOTHING`;
 
 /** A usage row as SQLite binds it: the mode as 0 or 1, counts a request did not have as 0, the attempts as JSON. */
 export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
@@ -28,13 +29,19 @@ export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
   };
 }
 
-/** Writes one usage row and its rollups; run it inside a transaction. */
-export function createUsageWriter(db: Db): (row: UsageEvent & { chargedMicro: number }) => void {
+/**
+ * Writes one usage row and its rollups; run it inside a transaction. False, writing nothing, when
+ * the request has its row already (a request has one).
+ */
+export function createUsageWriter(db: Db): (row: UsageEvent & { chargedMicro: number }) => boolean {
   const insert = db.prepare(insertUsageSql);
   // The row just inserted, read back by its id: the rollups take their values from its columns.
   const addToRollups = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = @id')));
   return (row) => {
-    const id = insert.run(usageRowParams(row)).lastInsertRowid;
+    const inserted = insert.run(usageRowParams(row));
+    if (inserted.changes === 0) return false;
+    const id = inserted.lastInsertRowid;
     for (const add of addToRollups) add.run({ id });
+    return true;
   };
 }
