@@ -1,4 +1,5 @@
 import type { ErrorCode, ProviderErrorCode } from '../src/contract/errors.js';
+import { UnreadableBudgetPeriodError } from './store/budget-standing.js';
 import { BalanceLimitError, StoreUnavailableError } from './store/types.js';
 
 /**
@@ -54,5 +55,7 @@ export function apiErrorOf(error: unknown): ApiError | null {
   if (error instanceof BalanceLimitError) {
     return new ApiError(409, 'conflict', 'This would take a balance past 9,007,199,254 credits (2^53 micro-credits), the most kept exactly.', 'balance_limit');
   }
+  // A budget that cannot be read has no room: refused (fail closed), never spent as if unlimited.
+  if (error instanceof UnreadableBudgetPeriodError) return new ApiError(402, 'insufficient_credits', error.message, 'budget_exceeded');
   return null;
 }

@@ -105,6 +105,10 @@ export function budgetChange(
   if (input.credits === undefined && !current) {
     throw invalidRequest(`${fields.period} needs ${fields.credits}: there is no budget to change the period of.`, fields.credits);
   }
+  // The contract checks the period too; this keeps any other way in from storing one a hold would refuse.
+  if (input.period !== undefined && !parseBudgetPeriod(input.period)) {
+    throw invalidRequest(`${fields.period} ${JSON.stringify(input.period)} is not a period: day, week, month or a duration such as 30s, 15m, 12h, 7d.`, fields.period);
+  }
   return {
     limitMicro: input.credits === undefined ? (current?.limitMicro ?? 0) : creditsToMicro(input.credits),
     period: input.period ?? current?.period ?? DEFAULT_PERIOD,
