@@ -39,6 +39,41 @@ export const boundsOf = (entry: Pick<ModelEntry, 'provider' | 'model' | 'imageTo
   contextTokens: entry.contextLength,
 });
 
+/**
+ * A request's input bound, two ways: `held`, what its hold takes first, cheap to compute (the
+ * counting's `fast` one: UTF-8 bytes where the model has a tokenizer); and `exact()`, the
+ * tokenizer's bound, computed when first asked for — when the cheap hold is refused, or a request
+ * ends with no usage to charge — and never above `held`. Both are upper bounds of the upstream's count.
+ */
+export interface InputBound {
+  held: number;
+  exact(): number;
+}
+
+/** The bound `count` gives a request under `bounds`, the cheap way first (see `InputBound`). */
+export function inputBoundOf(count: (bounds: InputBounds) => number, bounds: InputBounds): InputBound {
+  const { fast } = bounds.counting;
+  if (!fast) {
+    const tokens = count(bounds);
+    return { held: tokens, exact: () => tokens };
+  }
+  const held = count({ ...bounds, counting: fast });
+  // A short input costs less to count exactly than a hold refused for its bytes would: counted now.
+  if (held <= COUNT_AT_ONCE_BELOW) return knownInput(Math.min(held, count(bounds)));
+  let exact: number | undefined;
+  return { held, exact: () => (exact ??= Math.min(held, count(bounds))) };
+}
+
+/**
+ * Inputs of fewer bounded tokens (about this many UTF-8 bytes) are tokenized before the hold: about
+ * a millisecond's work, and the hold is then exact, so concurrent requests of a tight balance are
+ * not turned away for bytes they do not cost. Longer ones are held by their bytes first.
+ */
+const COUNT_AT_ONCE_BELOW = 16_384;
+
+/** A count already known exactly (an upstream's, or one that costs nothing). */
+export const knownInput = (tokens: number): InputBound => ({ held: tokens, exact: () => tokens });
+
 /** Bytes a base64 string (or data URL) decodes to. */
 const decodedBytes = (data: string) => Math.floor(((data.length - (data.indexOf(',') + 1)) * 3) / 4);
 

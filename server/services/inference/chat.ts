@@ -1,5 +1,5 @@
 import { SseReply, type SseEvent } from '../../streams.js';
-import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
+import { boundsOf, estimateChatInputTokens, inputBoundOf } from '../../providers/tokens.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChatBody, ChatChunk, ModelEntry } from '../../providers/types.js';
 import type { Caller } from './caller.js';
@@ -44,14 +44,14 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const outputOf = (entry: ModelEntry) => body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
       const [first, ...alternatives] = plan.targets.map(({ entry }) => ({
         entry,
-        inputTokens: estimateChatInputTokens(body, boundsOf(entry)),
+        input: inputBoundOf((bounds) => estimateChatInputTokens(body, bounds), boundsOf(entry)),
         maxOutputTokens: outputOf(entry) * choices,
       }));
       if (!first) throw new Error('a plan has at least one target');
       const meter = await openMeter(deps, { caller, ...first, operation, requestId, serviceTier: body.service_tier, alternatives });
       const sent = upstreamBody(body);
       const callOf = (entry: ModelEntry) => ({ model: entry.model, body: sent, maxOutputTokens: outputOf(entry), signal });
-      const inputOf = (entry: ModelEntry) => [first, ...alternatives].find((target) => target.entry === entry)?.inputTokens ?? first.inputTokens;
+      const inputOf = (entry: ModelEntry) => [first, ...alternatives].find((target) => target.entry === entry)?.input ?? first.input;
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
         const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, ({ entry, adapter }) => firstEventOf(adapter.chatStream(callOf(entry))));

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { EmbeddingsBody } from '../../../src/contract/schemas/inference.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
 import type { ModelEntry, ProviderAdapter } from '../../providers/types.js';
-import { boundsOf } from '../../providers/tokens.js';
+import { boundsOf, inputBoundOf } from '../../providers/tokens.js';
 import { invalidRequest } from '../../errors.js';
 import type { Caller } from './caller.js';
 import { microToCredits } from '../../store/money.js';
@@ -40,11 +40,9 @@ export function createEmbeddingsService(deps: MeterOptions & { registry: Provide
       for (const target of plan.targets) embeddingsOf(target);
       const inputs = inputsOf(body.input);
       // Texts by the model's counting (its tokenizer, else UTF-8 bytes); token ids are what they are.
-      const inputTokensOf = (entry: ModelEntry) => {
-        const { counting } = boundsOf(entry);
-        return inputs.reduce<number>((sum, item) => sum + (typeof item === 'string' ? counting.text(item) : item.length), 0);
-      };
-      const [first, ...alternatives] = plan.targets.map(({ entry }) => ({ entry, inputTokens: inputTokensOf(entry), maxOutputTokens: 0 }));
+      const inputOf = (entry: ModelEntry) =>
+        inputBoundOf(({ counting }) => inputs.reduce<number>((sum, item) => sum + (typeof item === 'string' ? counting.text(item) : item.length), 0), boundsOf(entry));
+      const [first, ...alternatives] = plan.targets.map(({ entry }) => ({ entry, input: inputOf(entry), maxOutputTokens: 0 }));
       if (!first) throw new Error('a plan has at least one target');
       const meter = await openMeter(deps, { caller, ...first, operation: 'embeddings', requestId, alternatives });
       const { value: result, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, (t) =>

@@ -4,7 +4,7 @@ import type { MessagesBody } from '../../../src/contract/schemas/messages.js';
 import { anthropicError } from '../../error-shapes.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
-import { boundsOf, estimateMessagesInputTokens, tokensOfLength } from '../../providers/tokens.js';
+import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { ResolvedModel } from '../../providers/registry.js';
@@ -14,6 +14,7 @@ import { CLIENT_CLOSED, errorCode, openMeter, type Meter, type MeterOptions } fr
 import type { CacheWrites } from './pricing.js';
 import type { Routing, TargetPlan } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
+import { cappedMessagesSearches } from './web-searches.js';
 
 /** What the relay reads of the events that carry usage; the rest passes as the upstream wrote it. */
 const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish() }) });
@@ -129,10 +130,16 @@ export async function relayMessage(
   plan: TargetPlan,
   request: { caller: Caller; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: AbortSignal },
 ): Promise<Record<string, unknown> | SseReply> {
-  const { caller, body, signal } = request;
-  const [first, ...alternatives] = plan.targets.map(({ entry }) => ({ entry, inputTokens: estimateMessagesInputTokens(body, boundsOf(entry)), maxOutputTokens: body.max_tokens }));
+  const { caller, signal } = request;
+  // Web searches are billed per call: the hold covers as many as the request can run.
+  const { body, searches } = cappedMessagesSearches(request.body);
+  const [first, ...alternatives] = plan.targets.map(({ entry }) => ({
+    entry,
+    input: inputBoundOf((bounds) => estimateMessagesInputTokens(body, bounds), boundsOf(entry)),
+    maxOutputTokens: body.max_tokens,
+  }));
   if (!first) throw new Error('a plan has at least one target');
-  const meter = await openMeter(deps, { caller, ...first, operation: 'messages.create', requestId: request.requestId, cacheWrites: cacheWritesOf(body), alternatives });
+  const meter = await openMeter(deps, { caller, ...first, operation: 'messages.create', requestId: request.requestId, cacheWrites: cacheWritesOf(body), webSearches: searches, alternatives });
   const callOf = (entry: ModelEntry): MessagesCall => ({ model: entry.model, body, headers: protocolHeaders(request.headers), signal });
   if (body.stream === true) {
     const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, (t) => firstEventOf(nativeOf(t).stream(callOf(t.entry))));

@@ -1,8 +1,9 @@
 import type { Clock } from '../../clock.js';
 import { ApiError, forbidden, insufficientCredits } from '../../errors.js';
+import type { InputBound } from '../../providers/tokens.js';
 import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
-import type { BudgetChecks, BudgetWindows, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
+import type { BudgetChecks, BudgetWindows, HoldResult, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
 import { budgetExceeded, budgetHeaders, userLimitReached, windowFor } from './budget-answers.js';
 import type { InferenceObserver } from '../../metrics/inference-observer.js';
 import type { Caller } from './caller.js';
@@ -35,24 +36,27 @@ export async function openMeter(
     entry: ModelEntry;
     operation: string;
     requestId: string;
-    inputTokens: number;
+    /** The input's bound: the cheap one is held first, the exact one only if that hold is refused. */
+    input: InputBound;
     maxOutputTokens: number;
     /** The cache writes the request may cause (its input may be billed at a write's price). */
     cacheWrites?: CacheWrites;
     /** The `service_tier` the request asks for (flex and priority are priced apart). */
     serviceTier?: string | null;
+    /** The most web searches the request may run (each billed at the model's web-search price). */
+    webSearches?: number;
     /**
      * The other targets a route or a `models` list may send the request to, each with its own
      * input bound and output budget: the hold covers the dearest of them all.
      */
-    alternatives?: { entry: ModelEntry; inputTokens: number; maxOutputTokens: number }[];
+    alternatives?: Target[];
   },
 ) {
   const { caller } = request;
   // The target that answers, once known (`serve`): the usage row names it and its prices charge.
   let entry = request.entry;
   let attempts: UsageAttempt[] = [];
-  const targets = [{ entry, inputTokens: request.inputTokens, maxOutputTokens: request.maxOutputTokens }, ...(request.alternatives ?? [])];
+  const targets: Target[] = [{ entry, input: request.input, maxOutputTokens: request.maxOutputTokens }, ...(request.alternatives ?? [])];
   const started = deps.clock.now().getTime();
   let firstTokenAt: number | null = null;
   const eventOf = (usage: TokenUsage, status: UsageEvent['status'], errorCode: string | null): UsageEvent => {
@@ -105,14 +109,16 @@ export async function openMeter(
     if (error instanceof ApiError) await refuse(error);
     throw error;
   }
-  const bound = { inputTokens: request.inputTokens, cacheWrites: request.cacheWrites, serviceTier: request.serviceTier };
-  const heldMicro = Math.max(
-    ...targets.map((target) => mostCostMicro(target.entry, { ...bound, inputTokens: target.inputTokens, outputTokens: target.maxOutputTokens })),
-  );
-  // More than any balance can hold (2^53 micro-credits): refused here, before a database is asked.
-  if (!caller.isTest && heldMicro > Number.MAX_SAFE_INTEGER) {
-    await refuse(insufficientCredits(`Insufficient credits: this request may cost more than any balance can hold (${request.maxOutputTokens} output tokens of ${entry.id}). Lower max_tokens.`));
-  }
+  const bound = { cacheWrites: request.cacheWrites, serviceTier: request.serviceTier, webSearchCalls: request.webSearches };
+  /** The most each target can cost, its input counted the cheap way or exactly; the dearest first. */
+  const costs = (exact: boolean) =>
+    targets
+      .map((target) => {
+        const inputTokens = exact ? target.input.exact() : target.input.held;
+        return { target, inputTokens, micro: mostCostMicro(target.entry, { ...bound, inputTokens, outputTokens: target.maxOutputTokens }) };
+      })
+      .sort((a, b) => b.micro - a.micro);
+  let dearest = costs(false)[0]!;
   // On a pooled app the app pays, capped per user: the store checks both in the same step.
   const capUser = caller.payer.kind === 'app' && caller.address !== null ? caller.address : undefined;
   // The budgets that may apply, a key's (when it has one) and an end user's (their own or their
@@ -122,20 +128,37 @@ export async function openMeter(
   const budgetChecks: BudgetChecks = { windowAt: (period, start) => windowFor(period, start, now) };
   if (caller.keyBudgeted && caller.keyId !== null) budgetChecks.keyId = caller.keyId;
   if (caller.address !== null) budgetChecks.user = { appUuid: caller.appUuid, address: caller.address };
-  const held = caller.isTest
-    ? { ok: true as const }
-    : await deps.store.metering.hold(caller.payer, heldMicro, request.requestId, capUser, budgetChecks);
+  const holdFor = async (micro: number): Promise<HoldResult | { ok: false; beyondAnyBalance: true }> => {
+    if (caller.isTest) return { ok: true };
+    // More than any balance can hold (2^53 micro-credits): refused before a database is asked.
+    if (micro > Number.MAX_SAFE_INTEGER) return { ok: false, beyondAnyBalance: true };
+    return deps.store.metering.hold(caller.payer, micro, request.requestId, capUser, budgetChecks);
+  };
+  let held = await holdFor(dearest.micro);
   if (!held.ok) {
-    if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
+    // Refused on the cheap bound: the tokenizer's exact one is lower, and may be enough.
+    const exactly = costs(true)[0]!;
+    if (exactly.micro < dearest.micro) {
+      dearest = exactly;
+      held = await holdFor(dearest.micro);
+    }
+  }
+  const heldMicro = caller.isTest ? 0 : dearest.micro;
+  if (!held.ok) {
+    if ('beyondAnyBalance' in held) {
+      await refuse(insufficientCredits(`Insufficient credits: this request may cost more than any balance can hold (${dearest.target.maxOutputTokens} output tokens of ${dearest.target.entry.id}). Lower max_tokens.`));
+    } else if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
     else if ('budgetExceeded' in held) {
       const { kind } = held.budgetExceeded;
       await refuse(budgetExceeded(kind, (kind === 'key' ? caller.keyId : caller.address) ?? '', held.budgetExceeded, heldMicro, now));
     } else {
-      const affordable = affordableOutputTokens(entry, bound, held.availableMicro);
+      // What the dearest target can still write, since the hold must cover it.
+      const { target, inputTokens } = dearest;
+      const affordable = affordableOutputTokens(target.entry, { ...bound, inputTokens }, held.availableMicro);
       await refuse(
         insufficientCredits(
           `Insufficient credits: this request may cost up to ${microToCredits(heldMicro)} credits ` +
-            `(${request.inputTokens} input tokens + ${request.maxOutputTokens} output tokens of ${entry.id}), ` +
+            `(${inputTokens} input tokens + ${target.maxOutputTokens} output tokens of ${target.entry.id}), ` +
             `and ${microToCredits(held.availableMicro)} credits are available, enough for ${affordable} output tokens. ` +
             'Lower max_tokens or add credits.',
         ),
@@ -191,3 +214,10 @@ export async function openMeter(
 }
 
 export type Meter = Awaited<ReturnType<typeof openMeter>>;
+
+/** One target a request may be served by, with its input bound and output budget. */
+interface Target {
+  entry: ModelEntry;
+  input: InputBound;
+  maxOutputTokens: number;
+}

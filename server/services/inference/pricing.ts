@@ -109,6 +109,8 @@ export interface HoldBound {
   cacheWrites?: CacheWrites;
   /** The request's `service_tier`. */
   serviceTier?: string | null;
+  /** The most web searches it may run. */
+  webSearchCalls?: number;
 }
 
 /**
@@ -156,10 +158,17 @@ function dearestPrices(entry: ModelEntry, bound: HoldBound): { input: number; ou
   return { input, output };
 }
 
-/** The most a request can cost: every input token and every output token at the dearest price that can apply. This is what it is held for. */
+/**
+ * The most a request can cost: every input token and every output token at the dearest price
+ * that can apply, and every web search it may run. This is what it is held for.
+ */
 export function mostCostMicro(entry: ModelEntry, bound: HoldBound): number {
   const dearest = dearestPrices(entry, bound);
-  return roundedUp(BigInt(bound.inputTokens) * scaled(dearest.input) + BigInt(bound.outputTokens) * scaled(dearest.output));
+  return roundedUp(
+    BigInt(bound.inputTokens) * scaled(dearest.input) +
+      BigInt(bound.outputTokens) * scaled(dearest.output) +
+      BigInt(bound.webSearchCalls ?? 0) * scaled(entry.webSearchPrice ?? 0) * PER_CALL,
+  );
 }
 
 /** How many output tokens `availableMicro` pays for once the input is paid. */

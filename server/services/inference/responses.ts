@@ -5,7 +5,7 @@ import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { tokenUsageOfResponse } from '../../providers/openai/usage.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
-import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens } from '../../providers/tokens.js';
+import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens, inputBoundOf, type InputBound } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { ResponseOwner, StoredResponse } from '../../store/types.js';
@@ -25,6 +25,7 @@ import {
   type ResponseMeta,
   type ResponseRequest,
 } from './responses-translate.js';
+import { cappedResponsesSearches } from './web-searches.js';
 
 /** How often a background response checks whether another instance cancelled it. */
 const CANCEL_WATCH_MS = 500;
@@ -52,14 +53,14 @@ interface Prepared {
   /** The target being tried, then the one that answered (`bind`). */
   adapter: ProviderAdapter;
   upstreamModel: string;
-  inputTokens: number;
+  inputBound: InputBound;
   maxOutputTokens: number;
 }
 
 /** The request as it goes to one target (its provider decides how the conversation continues), and its bounds. */
 interface TargetRequest {
   request: ResponseRequest;
-  inputTokens: number;
+  inputBound: InputBound;
   maxOutputTokens: number;
 }
 
@@ -69,18 +70,18 @@ function bind(p: Prepared, target: ResolvedModel): void {
   if (!option) throw new Error(`no request prepared for ${target.entry.id}`);
   p.adapter = target.adapter;
   p.upstreamModel = target.entry.model;
-  p.inputTokens = option.inputTokens;
+  p.inputBound = option.inputBound;
   p.maxOutputTokens = option.maxOutputTokens;
   p.meta.model = target.entry.id;
   p.meta.request = option.request;
 }
 
-/** What an upstream with its own Responses API receives: the client's body, our fields removed. */
+/** What an upstream with its own Responses API receives: the client's body, our fields removed, its web searches capped. */
 function nativeBody(request: ResponseRequest, upstreamModel: string): Json {
   const { image_model: _image, messages, thinking, background: _background, stream: _stream, ...rest } = request;
   const effort = rest.reasoning?.effort ?? (thinking?.type === 'enabled' ? 'medium' : undefined);
   return {
-    ...rest,
+    ...cappedResponsesSearches(rest).body,
     model: upstreamModel,
     ...(messages ? { input: messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content ?? '' })) } : {}),
     ...(effort ? { reasoning: { ...rest.reasoning, effort } } : {}),
@@ -183,6 +184,8 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
 
   /** Resolves the model, checks the input, and holds the most the response can cost. */
   async function prepare(caller: Caller, { models: fallbacks, ...original }: ResponseRequest, requestId: string): Promise<Prepared> {
+    // Web searches are billed per call: the hold covers as many as the request can run (`nativeBody` caps them).
+    const { searches } = cappedResponsesSearches(original);
     const plan = routing.plan(deps.registry.requested([original.model, ...(fallbacks ?? [])], 'responses'), original.stream ? 'stream' : 'answer');
     const options = new Map<string, TargetRequest>();
     let kept: Json[] = [];
@@ -191,19 +194,19 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       kept = [...history, ...items];
       // An upstream continuing from its own id reads the whole history too: the hold counts it.
       const heldInput = request.previous_response_id ? { ...request, input: kept } : request;
-      const inputTokens = adapter.responses
-        ? estimateResponsesInputTokens(heldInput, boundsOf(entry))
-        : estimateChatInputTokens(toChatBody(request), boundsOf(entry));
-      options.set(entry.id, { request, inputTokens, maxOutputTokens: request.max_output_tokens ?? entry.defaultMaxOutputTokens });
+      const inputBound = adapter.responses
+        ? inputBoundOf((bounds) => estimateResponsesInputTokens(heldInput, bounds), boundsOf(entry))
+        : inputBoundOf((bounds) => estimateChatInputTokens(toChatBody(request), bounds), boundsOf(entry));
+      options.set(entry.id, { request, inputBound, maxOutputTokens: request.max_output_tokens ?? entry.defaultMaxOutputTokens });
     }
     const [first, ...others] = plan.targets.map((target) => ({ entry: target.entry, ...(options.get(target.entry.id) as TargetRequest) }));
     if (!first) throw new Error('a plan has at least one target');
-    const alternatives = others.map(({ entry, inputTokens, maxOutputTokens }) => ({ entry, inputTokens, maxOutputTokens }));
-    const meter = await openMeter(deps, { caller, entry: first.entry, operation: 'responses', requestId, inputTokens: first.inputTokens, maxOutputTokens: first.maxOutputTokens, alternatives });
+    const alternatives = others.map(({ entry, inputBound, maxOutputTokens }) => ({ entry, input: inputBound, maxOutputTokens }));
+    const meter = await openMeter(deps, { caller, entry: first.entry, operation: 'responses', requestId, input: first.inputBound, maxOutputTokens: first.maxOutputTokens, webSearches: searches, alternatives });
     const meta = { id: newId('resp'), model: first.entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request: first.request };
     // Every kept input item has an id, so that input_items and item_reference can name it.
     const input = kept.map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
-    const p: Prepared = { meta, previousResponseId: original.previous_response_id ?? null, input, meter, plan, options, adapter: plan.targets[0]!.adapter, upstreamModel: '', inputTokens: 0, maxOutputTokens: 0 };
+    const p: Prepared = { meta, previousResponseId: original.previous_response_id ?? null, input, meter, plan, options, adapter: plan.targets[0]!.adapter, upstreamModel: '', inputBound: first.inputBound, maxOutputTokens: 0 };
     bind(p, plan.targets[0]!);
     return p;
   }
@@ -224,7 +227,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     try {
       if (value.kind === 'native') {
         const { result } = value;
-        const { chargedMicro } = await meter.settle(tokenUsageOfResponse(result) ?? { inputTokens: p.inputTokens, outputTokens: 0 }, 'ok');
+        const { chargedMicro } = await meter.settle(tokenUsageOfResponse(result) ?? { inputTokens: p.inputBound.exact(), outputTokens: 0 }, 'ok');
         return { result: asSent(p, withCost(result, chargedMicro) as ResponseJson), upstreamId: typeof result.id === 'string' ? result.id : null };
       }
       const { completion, usage } = value;
@@ -271,7 +274,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       throw error;
     } finally {
       if (signal.aborted && status === 'ok') status = 'canceled';
-      await p.meter.settle(usage ?? { inputTokens: p.inputTokens, outputTokens: estimateTokens(produced) }, status);
+      await p.meter.settle(usage ?? { inputTokens: p.inputBound.exact(), outputTokens: estimateTokens(produced) }, status);
     }
   }
 
@@ -288,7 +291,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       const chat = { model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal };
       return { kind: 'chat' as const, chunks: await firstEventOf(rewriteChunks(target.adapter.chatStream(chat), p.meta.request.image_model)) };
     });
-    const events = value.kind === 'native' ? nativeEvents(p, value.events, signal, upstream) : chunksToEvents(p.meta, meteredChunks(value.chunks, p.meter, p.inputTokens, signal));
+    const events = value.kind === 'native' ? nativeEvents(p, value.events, signal, upstream) : chunksToEvents(p.meta, meteredChunks(value.chunks, p.meter, p.inputBound, signal));
     return asSentEvents(p, events);
   }
 

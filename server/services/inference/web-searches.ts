@@ -1,0 +1,47 @@
+/**
+ * Web searches are billed per call (issue 23), so a hold must know the most a request can run.
+ * Providers cap them only when asked: Anthropic's web-search tool by its `max_uses`, the Responses
+ * API by `max_tool_calls`. A request that sets no cap is sent with this one, so that what is held
+ * is an upper bound of what is billed (README: "Web searches").
+ */
+export const DEFAULT_WEB_SEARCHES = 10;
+
+type Tool = Record<string, unknown>;
+
+const toolsOf = (tools: unknown): Tool[] => (Array.isArray(tools) ? tools.filter((tool): tool is Tool => typeof tool === 'object' && tool !== null) : []);
+
+const isPositiveInteger = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0;
+
+/** Anthropic's server web-search tool, in every version (`web_search_20250305`, …). */
+const isAnthropicSearch = (tool: Tool) => typeof tool.type === 'string' && tool.type.startsWith('web_search_');
+
+/** The Responses API's web-search tool (`web_search`, `web_search_preview`, and their dated versions). */
+const isResponsesSearch = (tool: Tool) => typeof tool.type === 'string' && /^web_search(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/.test(tool.type);
+
+/**
+ * A Messages request with each web-search tool capped (its own `max_uses`, or the default), and
+ * the most searches it can run: the sum of the caps. Nothing changes without such a tool.
+ */
+export function cappedMessagesSearches<T extends { tools?: unknown }>(body: T): { body: T; searches: number } {
+  const tools = toolsOf(body.tools);
+  if (!tools.some(isAnthropicSearch)) return { body, searches: 0 };
+  let searches = 0;
+  const capped = tools.map((tool) => {
+    if (!isAnthropicSearch(tool)) return tool;
+    const uses = isPositiveInteger(tool.max_uses) ? tool.max_uses : DEFAULT_WEB_SEARCHES;
+    searches += uses;
+    return { ...tool, max_uses: uses };
+  });
+  return { body: { ...body, tools: capped }, searches };
+}
+
+/**
+ * A Responses request with its built-in tool calls capped where it may search the web (its own
+ * `max_tool_calls`, or the default), and the most searches it can run. Nothing changes without
+ * a web-search tool.
+ */
+export function cappedResponsesSearches<T extends { tools?: unknown; max_tool_calls?: number | null }>(body: T): { body: T; searches: number } {
+  if (!toolsOf(body.tools).some(isResponsesSearch)) return { body, searches: 0 };
+  const calls = isPositiveInteger(body.max_tool_calls) ? body.max_tool_calls : DEFAULT_WEB_SEARCHES;
+  return { body: { ...body, max_tool_calls: calls }, searches: calls };
+}
