@@ -60,13 +60,13 @@ export function resolveRoutes(
     if (done) return done;
     const route = routes[name];
     if (!route) throw fail(`${where(['routes'])}: no route '${name}'`);
-    const targets = route.targets.flatMap((target, index) => {
+    const targets = route.targets.flatMap((target, index): { model: string; weight: number; index: number; via?: string }[] => {
       const weight = target.weight ?? 1;
       if (!isRouteId(target.model)) {
         if (!modelExists(target.model)) {
           throw fail(`${where(['routes', name, 'targets', index, 'model'])}: route '${name}' names the model '${target.model}', which no configured provider serves`);
         }
-        return [{ model: target.model, weight }];
+        return [{ model: target.model, weight, index }];
       }
       const inner = target.model.slice(ROUTE_PREFIX.length);
       if (!Object.hasOwn(routes, inner)) throw fail(`${where(['routes', name, 'targets', index, 'model'])}: route '${name}' names the route '${inner}', which is not defined`);
@@ -74,12 +74,42 @@ export function resolveRoutes(
         throw fail(`${where(['routes', name, 'targets', index, 'model'])}: routes form a loop: ${[...trail, inner].map((n) => ROUTE_PREFIX + n).join(' → ')}`);
       }
       const innerTargets = flatten(inner, [...trail, inner]);
-      return innerTargets.map((t) => ({ model: t.model, weight: (weight * t.weight) / innerTargets.reduce((sum, x) => sum + x.weight, 0) }));
+      const innerTotal = innerTargets.reduce((sum, x) => sum + x.weight, 0);
+      // The share first (at most 1), then the weight: no product past the largest number.
+      return innerTargets.map((t) => ({ model: t.model, weight: weight * (t.weight / innerTotal), index, via: target.model }));
     });
     // A model named twice is tried once, where it first comes.
     const unique = targets.filter((target, index) => targets.findIndex((t) => t.model === target.model) === index);
-    flattened.set(name, unique);
-    return unique;
+    if (route.strategy === 'weighted') refuseVanishingShares(name, unique, (index) => where(['routes', name, 'targets', index, 'model']), fail);
+    const kept = unique.map(({ model, weight }) => ({ model, weight }));
+    flattened.set(name, kept);
+    return kept;
   };
   return Object.entries(routes).map(([name, route]) => ({ id: `${ROUTE_PREFIX}${name}`, strategy: route.strategy, targets: flatten(name, [name]) }));
+}
+
+/**
+ * The least share of a weighted route's requests a target may have: below it, floating point
+ * takes it away (a nested weight's product rounds to 0; beside a weight 1e16 times larger, the
+ * rotation's sums no longer move), so a target given a weight would never be tried first.
+ */
+export const LEAST_SHARE = 1e-6;
+
+/** Refuses, at the line of the target it came through, a target whose share of the route is below LEAST_SHARE (or is 0 or not a number). */
+function refuseVanishingShares(
+  name: string,
+  targets: { model: string; weight: number; index: number; via?: string }[],
+  lineOf: (index: number) => string,
+  fail: (message: string) => Error,
+): void {
+  const total = targets.reduce((sum, target) => sum + target.weight, 0);
+  for (const target of targets) {
+    const share = target.weight / total;
+    if (share >= LEAST_SHARE) continue;
+    const through = target.via ? ` (through ${target.via})` : '';
+    throw fail(
+      `${lineOf(target.index)}: route '${name}' would send '${target.model}'${through} a share of ${Number.isFinite(share) ? share : 0} of its requests, ` +
+        'below one in a million (floating point would round it away): raise its weight or take it out',
+    );
+  }
 }

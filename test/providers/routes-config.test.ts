@@ -99,6 +99,31 @@ describe('routes in the providers file', () => {
     expect(refusal(routes)).toMatch(expected);
   });
 
+  it('a weighted target keeps a chance: one whose share of its route would round away (nested, or beside a huge weight) is refused at its line', () => {
+    // Each route fine on its own, but 1e-5 of a target weighing 1e-320 is below the smallest number: 0 once computed.
+    const nested = {
+      inner: { strategy: 'weighted', targets: [{ model: 'acme/small', weight: 1 }, { model: 'acme/large', weight: 1e-5 }] },
+      outer: { strategy: 'weighted', targets: [{ model: 'local/echo', weight: 1e-320 }, { model: 'route/inner', weight: 1e-320 }] },
+    };
+    expect(refusal({ inner: nested.inner })).toBeNull();
+    const message = refusal(nested);
+    const file = JSON.stringify({ providers: [provider], routes: nested }, null, 2);
+    const line = file.split('\n').findIndex((text) => text.includes('"route/inner"')) + 1;
+    expect(message).toMatch(new RegExp(`^FILE:${line}:\\d+: route 'outer' would send 'acme/large' \\(through route/inner\\) a share of 0 of its requests`));
+    expect(message).toMatch(/raise its weight/);
+
+    // Flat, beside a weight so large that adding it changes nothing: never picked by the rotation.
+    expect(refusal({ r: { strategy: 'weighted', targets: [{ model: 'acme/small', weight: 1e20 }, { model: 'acme/large', weight: 1 }] } })).toMatch(
+      /^FILE:\d+:\d+: route 'r' would send 'acme\/large' a share of 1e-20 of its requests, below one in a million/,
+    );
+    // Weights that add up past the largest number.
+    expect(refusal({ r: { strategy: 'weighted', targets: [{ model: 'acme/small', weight: 1e308 }, { model: 'acme/large', weight: 1e308 }] } })).toMatch(/route 'r' would send 'acme\/small' a share of 0/);
+    // One in a thousand is kept, nested too.
+    expect(refusal({ inner: { strategy: 'weighted', targets: [{ model: 'acme/small', weight: 999 }, { model: 'acme/large', weight: 1 }] }, outer: { strategy: 'weighted', targets: [{ model: 'route/inner' }] } })).toBeNull();
+    // A fallback route ignores weights: an inner weighted route's shares are checked on that route only.
+    expect(refusal({ r: { strategy: 'fallback', targets: [{ model: 'acme/small' }, { model: 'acme/large' }] } })).toBeNull();
+  });
+
   it('points at the line of the bad target', () => {
     // Pretty-printed: the second target's model is on its own line.
     const message = refusal({ r: { strategy: 'fallback', targets: [{ model: 'acme/small' }, { model: 'acme/huge' }] } });
