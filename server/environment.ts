@@ -9,13 +9,8 @@ import { PAYMENT_MODES } from './payments/processors.js';
  * price overrides (`STRIPE_PRICE_<TIER>_<INTERVAL>`) and OpenTelemetry's `OTEL_*` (server/metrics/traces.ts).
  */
 
-/** Unset, or set but empty: the same (a `VAR=` line in a shell or .env file switches it off). */
-const optionalText = (description: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value) => (value === '' ? undefined : value))
-    .describe(description);
+/** Text, or unset (set but empty is unset: readServerEnvironment drops empty values first). */
+const optionalText = (description: string) => z.string().optional().describe(description);
 
 /** A whole number within bounds; `must` finishes "NAME must …" in the error. */
 const wholeNumber = (least: number, most: number, must: string, description: string) =>
@@ -77,6 +72,12 @@ export const ServerEnvironment = z.object({
 });
 export type ServerEnvironment = z.output<typeof ServerEnvironment>;
 
+/**
+ * The variables that are set: set but empty is unset (`VAR=` in a shell, a .env file or compose
+ * switches it off), as most tools and the OpenTelemetry specification read it.
+ */
+export const setVariables = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+
 /** Variables whose value is never repeated in an error. */
 const SECRETS = new Set(['SVC_PAYMENT_WEBHOOK_SECRET', 'SVC_METRICS_TOKEN', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
 
@@ -85,7 +86,7 @@ const SECRETS = new Set(['SVC_PAYMENT_WEBHOOK_SECRET', 'SVC_METRICS_TOKEN', 'STR
  * `SVC_PG_POOL must be a whole number from 2 to 1000 (got "1").`
  */
 export function readServerEnvironment(env: NodeJS.ProcessEnv): ServerEnvironment {
-  const result = ServerEnvironment.safeParse(env);
+  const result = ServerEnvironment.safeParse(setVariables(env));
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const name = String(issue?.path[0] ?? 'environment');

@@ -4,6 +4,7 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Clock } from '../clock.js';
+import { setVariables } from '../environment.js';
 import type { InferenceObserver } from './inference-observer.js';
 import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
 
@@ -50,7 +51,8 @@ function endpointOf(env: NodeJS.ProcessEnv): string | null {
 }
 
 /** The trace export the environment asks for, or null; a setting it cannot honour refuses to start. */
-export function traceExportFromEnv(env: NodeJS.ProcessEnv, deps: { known: KnownTargets; clock: Clock; version: string }): TraceExport | null {
+export function traceExportFromEnv(given: NodeJS.ProcessEnv, deps: { known: KnownTargets; clock: Clock; version: string }): TraceExport | null {
+  const env = setVariables(given);
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return null;
   const exporters = env.OTEL_TRACES_EXPORTER?.toLowerCase();
   if (exporters === 'none') return null;

@@ -1,5 +1,6 @@
 import { Builtins, Cli, UsageError, type CommandClass } from 'clipanion';
 import { VERSION } from '../version.js';
+import { clientEnvironment } from '../client/environment.js';
 import { NotLoggedInError, type SvcContext } from './base-command.js';
 import { apiCommandFor } from './commands/api.js';
 import { ExitCode } from './exit-codes.js';
@@ -122,7 +123,7 @@ export function joinDashValues(argv: readonly string[], booleanFlags: ReadonlySe
 export async function runCli(argv: string[], context: SvcContext): Promise<number> {
   // What Tab asks (hidden; its words are the command line being typed, not options of its own).
   if (argv[0] === '__complete') return (await import('./completion/run-complete.js')).runComplete(argv.slice(1), context);
-  const colored = Boolean((context.stderr as { isTTY?: boolean }).isTTY) && !('NO_COLOR' in context.env);
+  const colored = Boolean((context.stderr as { isTTY?: boolean }).isTTY) && clientEnvironment(context.env).NO_COLOR === undefined;
   const cli = await buildCli(colored, argv);
   const booleanFlags = new Set(['--help', '--version']);
   for (const definition of cli.definitions()) {

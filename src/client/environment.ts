@@ -21,7 +21,7 @@ export const ClientEnvironment = z.object({
   SVC_DATABASE_URL: text('The database of `svc serve` and `svc admin` (`--db` wins): a SQLite file or a postgres:// URL.'),
   VISUAL: text('The editor Ctrl+G opens the chat draft in (first choice).'),
   EDITOR: text('The editor Ctrl+G opens the chat draft in when VISUAL is unset (default vi).'),
-  NO_COLOR: z.optional(z.string()).register(z.globalRegistry, { description: 'Set (to anything): no colour in JSON output.' }),
+  NO_COLOR: text('Set (to anything but empty, as no-color.org says): no colour in JSON output.'),
   TERM: text('`dumb`: no colour in JSON output.'),
 });
 export type ClientEnvironment = z.infer<typeof ClientEnvironment>;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
+import { startServer } from '../../server/app.js';
 import { readServerEnvironment, ServerEnvironment } from '../../server/environment.js';
 import { ClientEnvironment, clientEnvironment } from '../../src/client/environment.js';
 
@@ -20,9 +21,25 @@ describe("the server's environment, one schema", () => {
     expect(Object.values(readServerEnvironment({})).filter((value) => value !== undefined)).toEqual([]);
   });
 
+  it('reads every variable set but empty as unset, as most tools do (`VAR=` switches it off)', () => {
+    const empty = Object.fromEntries(Object.keys(ServerEnvironment.shape).map((name) => [name, '']));
+    expect(Object.values(readServerEnvironment(empty)).filter((value) => value !== undefined)).toEqual([]);
+  });
+
+  it('a server starts with every variable it reads set but empty', async () => {
+    const empty = Object.fromEntries(Object.keys(ServerEnvironment.shape).map((name) => [name, '']));
+    const server = await startServer({ dbPath: ':memory:', port: 0, log: () => {}, env: empty });
+    try {
+      expect((await fetch(`http://127.0.0.1:${server.port}/health`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reads numbers, modes and case as the server uses them, and an empty value as unset', () => {
     const env = readServerEnvironment({ SVC_PG_POOL: '12', SVC_DB_SYNCHRONOUS: 'FULL', SVC_PAYMENTS: 'sandbox', SVC_AGENTS: '', SVC_POINTS_CREDITS_PER_POINT: '2.5' });
-    expect(env).toMatchObject({ SVC_PG_POOL: 12, SVC_DB_SYNCHRONOUS: 'full', SVC_PAYMENTS: 'sandbox', SVC_AGENTS: undefined, SVC_POINTS_CREDITS_PER_POINT: 2.5 });
+    expect(env).toMatchObject({ SVC_PG_POOL: 12, SVC_DB_SYNCHRONOUS: 'full', SVC_PAYMENTS: 'sandbox', SVC_POINTS_CREDITS_PER_POINT: 2.5 });
+    expect(env.SVC_AGENTS).toBeUndefined();
   });
 
   it('refuses a bad value in one line that names the variable, what it must be and what it got', () => {
@@ -40,8 +57,11 @@ describe("the server's environment, one schema", () => {
 });
 
 describe("the client's environment, one schema", () => {
-  it('reads set-but-empty as unset, except NO_COLOR, which counts by being there', () => {
-    expect(clientEnvironment({ SVC_API_KEY: '', SVC_HOME: '/tmp/h', NO_COLOR: '' })).toEqual({ SVC_API_KEY: undefined, SVC_HOME: '/tmp/h', NO_COLOR: '' });
+  it('reads set-but-empty as unset, NO_COLOR too (no-color.org: "present and not an empty string")', () => {
+    expect(clientEnvironment({ SVC_API_KEY: '', SVC_HOME: '/tmp/h', NO_COLOR: '' })).toEqual({ SVC_API_KEY: undefined, SVC_HOME: '/tmp/h', NO_COLOR: undefined });
+    const empty = Object.fromEntries(Object.keys(ClientEnvironment.shape).map((name) => [name, '']));
+    expect(Object.values(clientEnvironment(empty)).filter((value) => value !== undefined)).toEqual([]);
+    expect(clientEnvironment({ NO_COLOR: '1' }).NO_COLOR).toBe('1');
   });
 });
 

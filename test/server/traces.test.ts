@@ -86,9 +86,10 @@ describe('OTLP traces', () => {
     for (const secret of [t.liveKey, t.appUuid]) expect(text).not.toContain(secret);
   });
 
-  it('http/protobuf by default, at the traces endpoint as given', async () => {
+  it('http/protobuf by default, at the traces endpoint as given; a variable set but empty is unset (the specification says so)', async () => {
     const before = collector.received.length;
-    const t = await startTestServer({ providers: [pricedProvider()], env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/custom/traces` } });
+    const empty = { OTEL_TRACES_EXPORTER: '', OTEL_EXPORTER_OTLP_PROTOCOL: '', OTEL_EXPORTER_OTLP_TIMEOUT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_SERVICE_NAME: '' };
+    const t = await startTestServer({ providers: [pricedProvider()], env: { ...empty, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/custom/traces` } });
     expect((await t.call('POST', `${API}/chat/completions`, { body: { model: 'paid/echo', max_tokens: 20, messages: [{ role: 'user', content: 'in protobuf' }] } })).status).toBe(200);
     await t.close();
     const sent = collector.received.slice(before);
