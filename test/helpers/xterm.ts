@@ -47,12 +47,17 @@ export function headlessTerminal(columns: number, rows: number) {
     print(text: string) {
       stdout.write(text);
     },
-    async resize(newColumns: number, newRows: number) {
-      await pending;
-      terminal.resize(newColumns, newRows);
+    /**
+     * The terminal changes size after what was written so far, before anything written next, and
+     * the program hears of it at once (as a SIGWINCH handled before its next frame). Resolves once
+     * the terminal has resized.
+     */
+    resize(newColumns: number, newRows: number): Promise<void> {
+      pending = pending.then(() => terminal.resize(newColumns, newRows));
       stdout.columns = newColumns;
       stdout.rows = newRows;
       stdout.emit('resize');
+      return pending;
     },
     dispose: () => terminal.dispose(),
   };
