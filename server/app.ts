@@ -24,7 +24,8 @@ import { metricsEndpoint } from './metrics/endpoint.js';
 import { readServerEnvironment, type ServerEnvironment } from './environment.js';
 import { knownTargets } from './metrics/labels.js';
 import { createMetricsObserver } from './metrics/observer.js';
-import { everyObserver, traceExportFromEnv } from './metrics/traces.js';
+import { everyObserver } from './metrics/every-observer.js';
+import { traceExportFromEnv } from './metrics/traces.js';
 import type { InferenceObserver } from './metrics/inference-observer.js';
 
 export interface StartOptions extends ServerSettings {
@@ -38,6 +39,8 @@ export interface StartOptions extends ServerSettings {
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
   log?: (line: string) => void;
+  /** More watchers of inference beside the metrics and the traces, by name (an embedder's, a test's). */
+  observers?: Record<string, InferenceObserver>;
 }
 
 export interface RunningServer {
@@ -74,7 +77,7 @@ async function paymentsSetup(asked: PaymentsMode | undefined, env: ServerEnviron
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { providers, routes, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), ...rest } = options;
+  const { providers, routes, providersFile, env = process.env, clock = systemClock, log = (line: string) => process.stderr.write(`${line}\n`), observers, ...rest } = options;
   const settings = ServerSettings.parse(rest);
   // Configuration errors surface before anything is opened.
   const environment = readServerEnvironment(env);
@@ -90,7 +93,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),
   });
   const metrics = createMetricsObserver({ known, breakers: store.breakers });
-  const observer = traces ? everyObserver([metrics.observer, traces.observer]) : metrics.observer;
+  const observer = everyObserver({ metrics: metrics.observer, ...(traces ? { traces: traces.observer } : {}), ...observers }, log);
   let services: Services;
   const plans = createPlanCatalog(env);
   try {

@@ -134,13 +134,3 @@ export function traceExportFromEnv(given: NodeJS.ProcessEnv, deps: { known: Know
     shutdown: () => provider.shutdown(),
   };
 }
-
-/** Several observers as one: each is told everything, in order. */
-export function everyObserver(observers: InferenceObserver[]): InferenceObserver {
-  return {
-    usageRecorded: (row, charged) => observers.forEach((each) => each.usageRecorded(row, charged)),
-    attemptEnded: (attempt) => observers.forEach((each) => each.attemptEnded(attempt)),
-    breakerChanged: (target, state) => observers.forEach((each) => each.breakerChanged(target, state)),
-    holdsInFlight: (delta) => observers.forEach((each) => each.holdsInFlight(delta)),
-  };
-}
