@@ -589,6 +589,19 @@ describe('an editor worth typing in', () => {
     await chat.shows('› line oneX\n  line twoY');
   });
 
+  it('one read of text and keys (typing under load) is the text, then each key, in order', async () => {
+    const chat = openChat();
+    await chat.shows(PLACEHOLDER);
+    const promptIs = (text: string) => vi.waitFor(() => expect(chat.prompt()).toBe(`› ${text}`));
+    chat.press(`one two${KEY.ctrlW}three${KEY.ctrlA}<${KEY.ctrlE}>`);
+    await promptIs('<one three>');
+    chat.press(`${KEY.ctrlU}hello${KEY.enter}`);
+    await chat.shows('you said:\n\nhello');
+    // A line break inside a read is a pasted line, not Enter: one message.
+    chat.press('first line\rsecond line');
+    await chat.shows('› first line\n  second line');
+  });
+
   it('words, line ends and kills: Alt+B/F, Alt+←/→, Ctrl+W, Ctrl+A/E/K/U', async () => {
     const chat = openChat();
     await chat.shows(PLACEHOLDER);
@@ -649,6 +662,17 @@ describe('an editor worth typing in', () => {
       );
       chat.press(KEY.enter);
       await chat.shows(/you said:\s+rewritten in the editor\s+second line/);
+    });
+
+    it('text and Ctrl+G in one read (typed under load, or a paste and the key at once): the text is the draft the editor gets', async () => {
+      const editor = fakeEditor(`printf 'edited' > "$1"`);
+      const chat = openChat();
+      await chat.shows(PLACEHOLDER);
+      chat.press(`my draft${KEY.ctrlG}`);
+      await vi.waitFor(() => expect(chat.prompt()).toBe('› edited'));
+      expect(editor.read('given')).toBe('my draft');
+      chat.press(`${KEY.pasteStart}pasted${KEY.pasteEnd}${KEY.ctrlG}`);
+      await vi.waitFor(() => expect(editor.read('given')).toBe('editedpasted'));
     });
 
     it('Ctrl+X Ctrl+E does the same; an editor that fails leaves the draft as it was', async () => {

@@ -57,6 +57,8 @@ export const BRACKETED_PASTE_OFF = '\u001b[?2004l';
 export function pasteCollector() {
   let pieces: string[] | null = null;
   return {
+    /** A paste is under way: everything read is text until its end marker. */
+    collecting: () => pieces !== null,
     /** A key press: the finished paste, `pending` inside one, or null when no paste is under way. */
     take(input: string, key: Key): string | 'pending' | null {
       const marker = !key.ctrl && !key.meta;

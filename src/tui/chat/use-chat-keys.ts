@@ -21,6 +21,7 @@ import { completions, runSlash } from './slash-commands.js';
 import { completePath } from './path-complete.js';
 import { movePicker, pickerChoice } from './picker.js';
 import { expandPastes, isLongPaste, pasteCollector, placeholderBefore } from './paste.js';
+import { splitRead } from './split-read.js';
 
 const NO_KEY = { backspace: false, delete: false, ctrl: false, meta: false };
 
@@ -191,7 +192,13 @@ export function useChatKeys(session: ChatSession) {
     }
   };
 
+  /** One read: the text in it and each key after it, in order (inside a paste, all of it is text). */
+  const handleRead = (input: string, key: Key) => {
+    if (pastes.collecting()) return handleKey(input, key);
+    for (const part of splitRead(input, key)) handleKey(part.input, part.key);
+  };
+
   // Off while $EDITOR has the terminal: Ink then leaves raw mode and stops reading stdin.
-  useInput(handleKey, { isActive: !session.state.externalEditor });
+  useInput(handleRead, { isActive: !session.state.externalEditor });
 
 }

@@ -2,31 +2,9 @@ import type { Key } from 'ink';
 import { describe, expect, it } from 'vitest';
 import { actionIn, globalBindings, listBindings, screenBindings } from './keys.js';
 import { SCREEN_IDS } from './screens.js';
+import { PLAIN_KEY } from '../shared/plain-key.js';
 
-const key = (over: Partial<Key> = {}): Key =>
-  ({
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    ...over,
-  }) as Key;
+const key = (over: Partial<Key> = {}): Key => ({ ...PLAIN_KEY, ...over });
 
 describe('the key tables', () => {
   it('give no screen a key that a global or list key already has, nor one key twice', () => {
