@@ -35,7 +35,8 @@ const FAILURE_PENALTY_MS = 1_000;
  * counted with a penalty), targets never measured first (so each is measured), and, on one
  * request in ten, another target first (exploration: a target that was slow once is tried again
  * and can win back its place). Latencies are kept apart by `kind` (a stream's first event and a
- * whole answer are not comparable) and measured in real time: what is measured is the network's.
+ * whole answer are not comparable) and measured by the server's clock (the system's in production,
+ * a test's when injected), like every other time of the routing.
  */
 export function createLatencyOrder(random: () => number) {
   const means = new Map<string, number>();

@@ -79,9 +79,8 @@ export function createRouting(options: RoutingOptions) {
   const breakers = createBreakers({ store: options.store.breakers, clock: options.clock, observer, ...(options.breaker ? { policy: options.breaker } : {}) });
   const now = () => options.clock.now().getTime();
   const rotate = createRotation();
+  // Measured by the injected clock like every other time here (the system's in production).
   const latencies = createLatencyOrder(random);
-  /** Real time, for latencies: the network's, not the injected clock's. */
-  const elapsedSince = (start: number) => performance.now() - start;
 
   return {
     breakers,
@@ -123,13 +122,13 @@ export function createRouting(options: RoutingOptions) {
         }
         for (let repeat = 0; ; repeat++) {
           const attemptStart = now();
-          const started = performance.now();
           // Moved on to this target after another failed or was skipped.
           const fallback = repeat === 0 && failed.length > 0;
           try {
             const value = await attempt(target);
-            latencies.record(id, plan.kind, elapsedSince(started), false);
-            observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: 'ok', latencyMs: now() - attemptStart, retry: repeat > 0, fallback });
+            const latencyMs = now() - attemptStart;
+            latencies.record(id, plan.kind, latencyMs, false);
+            observer.attemptEnded({ route: plan.route, provider: target.entry.provider, model: target.entry.model, outcome: 'ok', latencyMs, retry: repeat > 0, fallback });
             // A closed breaker stays as it is: nothing to write (nor, on PostgreSQL, to read again).
             if (admission === 'probe') await breakers.succeeded(id);
             return { value, target, failed };
@@ -142,7 +141,7 @@ export function createRouting(options: RoutingOptions) {
             failed.push({ model: id, errorClass: verdict.failure, latencyMs });
             lastError = error;
             if (verdict.countsAgainstTarget) {
-              latencies.record(id, plan.kind, elapsedSince(started), true);
+              latencies.record(id, plan.kind, latencyMs, true);
               await breakers.failed(id);
             }
             // A probe refused for the request's own sake (a caller's error, a window too small) found the target alive.
