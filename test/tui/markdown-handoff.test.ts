@@ -197,6 +197,22 @@ describe('a resize while an answer streams loses and doubles nothing, and keeps 
   }
 });
 
+describe('a height shrink under live rows taller than the new terminal', () => {
+  it('a long paragraph, 100×30 → 100×14: no clear, no line lost', async () => {
+    const words = Array.from({ length: 600 }, (_, i) => `w${i}x`);
+    const text = `Intro.\n\n${words.join(' ')}\n\nThe end.`;
+    // About 24 live rows when the terminal drops to 14.
+    const { lines, raw } = await streamed(text, 100, 30, { after: 'w400x', to: [100, 14] });
+    expect(raw).not.toContain('\u001b[2J');
+    expect(raw).not.toContain('\u001b[3J');
+    // Every word, in order. (The live rows the terminal itself scrolled away stay above the
+    // answer's later rows: out of any program's reach.)
+    expect([...new Set(markers(lines, /\bw\d+x\b/g))]).toEqual(words);
+    expect(lines[0]).toBe('Intro.');
+    expect(lines.filter((line) => line === 'The end.')).toHaveLength(1);
+  }, 90_000);
+});
+
 /** A list item's or a table row's mark (I7x, R12x): the same at every width. */
 const MARK = /\b[IDEFLR]\d+x\b/;
 

@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
-import { Box, useStdout } from 'ink';
+import { Box } from 'ink';
 import { markdownWidth } from './markdown.js';
 import { useTerminalSize } from '../shared/use-terminal-size.js';
 import { useNow } from '../shared/use-now.js';
-import { eraseRewrappedFrames } from '../shared/rewrap-erase.js';
+import { useKeepScrollback } from '../shared/keep-scrollback.js';
 import { ApprovalDialog } from './components/ApprovalDialog.js';
 import { Composer } from './components/Composer.js';
 import { LiveMessage } from './components/LiveMessage.js';
@@ -32,9 +32,8 @@ export function ChatApp(deps: ChatDeps) {
     // Once, at start.
   }, []);
 
-  // A narrowed terminal rewraps the live rows into more rows than Ink erases: they are erased first.
-  const { stdout } = useStdout();
-  useEffect(() => eraseRewrappedFrames(stdout), [stdout]);
+  // A resized terminal rewraps or scrolls the live rows where Ink does not expect them.
+  useKeepScrollback();
 
   // Ctrl+G: the input hook below is off (Ink has let go of raw mode and stdin); the editor runs now.
   useEffect(() => {

@@ -14,8 +14,6 @@ import stringWidth from 'string-width';
  */
 
 const ESC = '\u001b[';
-/** ansi-escapes' eraseLines(n), as Ink's log-update writes it before every frame: n × erase line (and up), then column 1. */
-const ERASE_LINES = /^(?:\u001b\[2K(?:\u001b\[1A)?)+\u001b\[G/;
 const PLAIN = /^[\u0020-\u007e]*$/;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -36,52 +34,21 @@ export function terminalRows(line: string, columns: number): number {
   return rows;
 }
 
+/** Rows a frame takes above the cursor (which stands at its end) in a terminal of `columns`. */
+export function rowsAbove(frame: string, columns: number): number {
+  const lines = frame.split('\n');
+  const last = lines.at(-1) ?? '';
+  return lines.slice(0, -1).reduce((rows, line) => rows + terminalRows(line, columns), terminalRows(last, columns) - 1);
+}
+
 /**
  * What to write, the terminal being `columns` wide now, so that the last `frame` (the cursor at
  * its end) is erased and the cursor stands where Ink's erase of it expects: '' when the terminal
  * left every row of it where it was.
  */
 export function eraseRewrappedFrame(frame: string, columns: number): string {
-  const lines = frame.split('\n');
-  const inkCounts = lines.length - 1;
-  const last = lines.at(-1) ?? '';
-  const above = lines.slice(0, -1).reduce((rows, line) => rows + terminalRows(line, columns), terminalRows(last, columns) - 1);
+  const inkCounts = frame.split('\n').length - 1;
+  const above = rowsAbove(frame, columns);
   if (above === inkCounts) return '';
   return `\r${above > 0 ? `${ESC}${above}A` : ''}${ESC}J${inkCounts > 0 ? `${ESC}${inkCounts}B` : ''}`;
-}
-
-/**
- * The frame Ink drew last, read from what it writes: a frame is written whole in one write,
- * after the erase of the one before (nothing after an erase alone). Writes of control sequences
- * only (synchronized output, the cursor, bracketed paste, OSC 52) draw nothing.
- */
-export function nextFrame(previous: string, written: string): string {
-  const erase = ERASE_LINES.exec(written);
-  if (erase) return written.slice(erase[0].length);
-  return stripVTControlCharacters(written) === '' ? previous : written;
-}
-
-/** Watches what is written to `stdout` and erases the rewrapped frame on every resize, ahead of Ink. Returns the undo. */
-export function eraseRewrappedFrames(stdout: NodeJS.WriteStream): () => void {
-  let frame = '';
-  const write = stdout.write;
-  const watching = function (this: NodeJS.WriteStream, ...args: unknown[]) {
-    const [data] = args;
-    if (typeof data === 'string' || data instanceof Uint8Array) frame = nextFrame(frame, typeof data === 'string' ? data : Buffer.from(data).toString('utf8'));
-    return Reflect.apply(write, this, args) as boolean;
-  } as typeof write;
-  stdout.write = watching;
-  const onResize = () => {
-    const erase = frame && stdout.columns ? eraseRewrappedFrame(frame, stdout.columns) : '';
-    if (!erase) return;
-    write.call(stdout, erase);
-    // What Ink believes is its frame is now that many blank rows.
-    frame = '\n'.repeat(frame.split('\n').length - 1);
-  };
-  // First: Ink redraws from its own 'resize' listener.
-  stdout.prependListener('resize', onResize);
-  return () => {
-    stdout.off('resize', onResize);
-    if (stdout.write === watching) stdout.write = write;
-  };
 }

@@ -1,0 +1,59 @@
+import { useStdout } from 'ink';
+import { useEffect, useRef } from 'react';
+import { afterWrite, EMPTY_SCREEN, redrawInPlace } from './ink-writes.js';
+import { eraseRewrappedFrame } from './rewrap-erase.js';
+
+/**
+ * Keeps Ink from damaging the scrollback when the terminal changes size under it: reads what Ink
+ * writes to `stdout` (ink-writes.ts); on a resize, ahead of Ink, erases the rows its last frame
+ * takes once the terminal has rewrapped it (rewrap-erase.ts); and turns Ink's clear of the whole
+ * terminal (after a height shrink under a tall frame) into a redraw in place. Returns the undo.
+ */
+export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
+  let screen = EMPTY_SCREEN;
+  const write = stdout.write;
+  const watching = function (this: NodeJS.WriteStream, ...args: unknown[]) {
+    const [data, ...rest] = args;
+    if (typeof data !== 'string' && !(data instanceof Uint8Array)) return Reflect.apply(write, this, args) as boolean;
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    const redraw = redrawInPlace(screen, text, { columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    if (redraw) {
+      screen = { ...screen, frame: redraw.frame, maybeStatic: null, afterErase: false };
+      return Reflect.apply(write, this, [redraw.write, ...rest]) as boolean;
+    }
+    screen = afterWrite(screen, text);
+    return Reflect.apply(write, this, args) as boolean;
+  } as typeof write;
+  stdout.write = watching;
+  const onResize = () => {
+    const erase = screen.frame && stdout.columns ? eraseRewrappedFrame(screen.frame, stdout.columns) : '';
+    if (!erase) return;
+    write.call(stdout, erase);
+    // What Ink believes is its frame is now that many blank rows.
+    screen = { ...screen, frame: '\n'.repeat(screen.frame.split('\n').length - 1) };
+  };
+  // First: Ink redraws from its own 'resize' listener.
+  stdout.prependListener('resize', onResize);
+  return () => {
+    stdout.off('resize', onResize);
+    if (stdout.write === watching) stdout.write = write;
+  };
+}
+
+/**
+ * keepScrollback on the output Ink draws to, for as long as the component is mounted. Installed
+ * while rendering, not in an effect: Ink writes the first frame (and any static output) before
+ * effects run, and the static output must be seen to be found again in a clear.
+ */
+export function useKeepScrollback(): void {
+  const { stdout } = useStdout();
+  const undo = useRef<(() => void) | null>(null);
+  undo.current ??= keepScrollback(stdout);
+  useEffect(
+    () => () => {
+      undo.current?.();
+      undo.current = null;
+    },
+    [],
+  );
+}
