@@ -26,6 +26,18 @@ describe('svc dashboard without a terminal', () => {
     expect(result.stderr).toContain('Unknown screen "nope": one of apps, keys, users, usage, credits, subscription, billing, providers.');
   });
 
+  it('--refresh takes a whole number of seconds from 0 to 3600; anything else is a usage error naming it', async () => {
+    for (const bad of ['soon', '1.5', '3601', '']) {
+      const result = await runSvc(['dashboard', '--refresh', bad], { home });
+      expect(result.code, explain(result)).toBe(2);
+      expect(result.stderr).toContain(`--refresh must be a whole number of seconds from 0 (off) to 3600 (got "${bad}").`);
+    }
+    // A good one passes, to the terminal check.
+    const good = await runSvc(['dashboard', 'providers', '--refresh', '30'], { home, env: { SVC_API_KEY: 'svc_live_' + 'A'.repeat(40) } });
+    expect(good.code, explain(good)).toBe(2);
+    expect(good.stderr).toMatch(/^svc dashboard needs a terminal/);
+  });
+
   it('--help names the screens and the keys', async () => {
     const result = await runSvc(['dashboard', '--help'], { home });
     expect(result.code, explain(result)).toBe(0);
@@ -59,5 +71,19 @@ describe.skipIf(!hasTmux)('svc dashboard in an 80×24 terminal (tmux)', () => {
     await terminal.showing('Usage of Default app, last 30 days');
     terminal.send('q');
     expect(await terminal.exitCode()).toBe(0);
+  });
+
+  it('--refresh sets the one interval of every screen: 0 is off, shown in the header', async () => {
+    for (const [seconds, shown] of [['0', '↻ paused'], ['30', '↻ 30s']] as const) {
+      const refreshing = startTerminal(`dashboard-refresh-${seconds}`, ['dashboard', 'providers', '--refresh', seconds, '--api-url', server.url], { columns: 80, rows: 24 }, { SVC_API_KEY: server.liveKey });
+      try {
+        await refreshing.showing('Providers (');
+        expect(refreshing.screen()).toContain(shown);
+        refreshing.send('q');
+        expect(await refreshing.exitCode()).toBe(0);
+      } finally {
+        refreshing.close();
+      }
+    }
   });
 });

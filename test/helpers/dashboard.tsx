@@ -52,6 +52,17 @@ export function fakeApi(answers: Partial<DashboardApi>): DashboardApi {
   }) as DashboardApi;
 }
 
+/** Counts the calls of one of the port's reads (how often a screen reloads), passing each on. */
+export function countCalls<K extends keyof DashboardApi>(api: DashboardApi, name: K): { count: number } {
+  const counter = { count: 0 };
+  const read = (api[name] as (...args: unknown[]) => unknown).bind(api);
+  api[name] = ((...args: unknown[]) => {
+    counter.count++;
+    return read(...args);
+  }) as DashboardApi[K];
+  return counter;
+}
+
 export const SIZE = { columns: 80, rows: 24 };
 
 export function openDashboard(options: {

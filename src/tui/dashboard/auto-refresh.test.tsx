@@ -2,7 +2,7 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, useTestServer } from '../../../test/helpers/api.js';
 import { describeRefresh, stepRefresh } from './refresh.js';
-import { KEY, openDashboard, serverApi } from '../../../test/helpers/dashboard.js';
+import { countCalls, KEY, openDashboard, serverApi } from '../../../test/helpers/dashboard.js';
 
 const t = useTestServer();
 afterEach(() => cleanup());
@@ -10,21 +10,16 @@ afterEach(() => cleanup());
 /** The dashboard on the real server, counting how often the apps are read. */
 function counted() {
   const api = serverApi(t);
-  const read = api.apps.bind(api);
-  const calls = { apps: 0 };
-  api.apps = () => {
-    calls.apps++;
-    return read();
-  };
-  return { dash: openDashboard({ api }), calls };
+  const apps = countCalls(api, 'apps');
+  return { dash: openDashboard({ api }), apps };
 }
 
 /** Once nothing repeats any more, no stretch of time reloads the apps; the count it stays at. */
-async function expectNoReload(dash: ReturnType<typeof counted>['dash'], calls: { apps: number }) {
+async function expectNoReload(dash: ReturnType<typeof counted>['dash'], apps: { count: number }) {
   await vi.waitFor(() => expect(dash.ticker.has(5_000)).toBe(false));
-  const before = calls.apps;
+  const before = apps.count;
   dash.ticker.advance(600_000);
-  expect(calls.apps).toBe(before);
+  expect(apps.count).toBe(before);
   return before;
 }
 
@@ -48,11 +43,11 @@ describe('the auto-refresh', () => {
   });
 
   it('Space pauses it (r still reloads at once) and resumes it', async () => {
-    const { dash, calls } = counted();
+    const { dash, apps } = counted();
     await dash.shows('Apps (1)');
     dash.press(' ');
     await dash.shows('↻ paused');
-    await expectNoReload(dash, calls);
+    await expectNoReload(dash, apps);
     await createApp(t, { name: 'Unseen yet' });
     dash.press('r');
     await dash.shows('Apps (2)');
@@ -64,15 +59,15 @@ describe('the auto-refresh', () => {
   });
 
   it('holds back while a dialog is open, so the row it is about stays put', async () => {
-    const { dash, calls } = counted();
+    const { dash, apps } = counted();
     await dash.shows('Apps (1)');
     dash.press('n');
     await dash.shows('New app');
-    const before = await expectNoReload(dash, calls);
+    const before = await expectNoReload(dash, apps);
     dash.press(KEY.esc);
     await dash.hides('New app');
     await dash.beat(5_000);
-    await vi.waitFor(() => expect(calls.apps).toBe(before + 1));
+    await vi.waitFor(() => expect(apps.count).toBe(before + 1));
   });
 });
 

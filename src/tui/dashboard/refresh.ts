@@ -11,6 +11,21 @@ export interface RefreshState {
   paused: boolean;
 }
 
+/** The longest `--refresh` the dashboard takes: an hour. */
+export const MOST_REFRESH_SECONDS = 3_600;
+
+/**
+ * The auto-refresh `svc dashboard --refresh SECONDS` asks for: every that many seconds, or with
+ * 0 off (paused: Space resumes it at the default interval). Null when the text is not a whole
+ * number of seconds from 0 to MOST_REFRESH_SECONDS.
+ */
+export function refreshFromSeconds(text: string): RefreshState | null {
+  if (!/^\d{1,4}$/.test(text.trim())) return null;
+  const seconds = Number(text.trim());
+  if (seconds > MOST_REFRESH_SECONDS) return null;
+  return seconds === 0 ? { everyMs: DEFAULT_REFRESH_MS, paused: true } : { everyMs: seconds * 1000, paused: false };
+}
+
 /** The next interval up (`by` 1: less often) or down (-1: more often), within the steps. */
 export function stepRefresh(state: RefreshState, by: 1 | -1): RefreshState {
   const index = REFRESH_STEPS_MS.findIndex((ms) => ms >= state.everyMs);

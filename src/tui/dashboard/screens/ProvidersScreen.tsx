@@ -4,7 +4,7 @@ import { Table, type Column } from '../components/Table.js';
 import { minute } from '../format.js';
 import type { ProviderTarget } from '../api.js';
 import type { ScreenProps } from '../session.js';
-import { PROVIDERS_REFRESH_MS, useProvidersScreen } from './providers.js';
+import { useProvidersScreen } from './providers.js';
 
 const COLUMNS: Column[] = [
   { title: 'Target' },
@@ -16,7 +16,7 @@ const BREAKER: Record<ProviderTarget['breaker'], string> = { closed: 'closed', o
 const cells = (target: ProviderTarget): string[] => [target.target, BREAKER[target.breaker]];
 
 /**
- * Each upstream target the server serves and its breaker; refreshes itself. No traffic figures:
+ * Each upstream target the server serves and its breaker, reloaded by the auto-refresh. No traffic figures:
  * they count every developer's requests, so the server gives them to its operator only (/metrics).
  */
 export function ProvidersScreen({ session, width, height }: ScreenProps) {
@@ -28,11 +28,7 @@ export function ProvidersScreen({ session, width, height }: ScreenProps) {
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
         Providers{data ? ` (${screen.targets.length})` : ''}
-        <Text dimColor>
-          {' '}
-          · {open > 0 ? `${open} breaker${open === 1 ? '' : 's'} not closed · ` : ''}every{' '}
-          {PROVIDERS_REFRESH_MS / 1000} s
-        </Text>
+        <Text dimColor>{open > 0 ? ` · ${open} breaker${open === 1 ? '' : 's'} not closed` : ''}</Text>
       </Text>
       <Loadable
         resource={screen.resource}
