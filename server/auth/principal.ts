@@ -1,13 +1,16 @@
 import type { KeyRole } from '../../src/contract/operation.js';
-import type { AppRecord, AppScope } from '../store/types.js';
+import type { AppRecord, AppScope, RateCount } from '../store/types.js';
+
+/** A request's count against its caller's rate limits (server/services/rate-limits.ts), and when its window resets. */
+export type RatePlan = RateCount & { resetSeconds: number };
 
 /**
- * The caller's tokens in the rate window as counting its request read them (rate-limits.ts), so
- * the meter's check before the hold need not read them again.
+ * A metered request's count, left to its hold (one step on the store, with the reservation):
+ * `counted` once done. The pipeline counts a request that ended before its hold.
  */
-export interface TokensSeen {
-  windowStart: number;
-  tokens: number;
+export interface PendingRateCount {
+  plan: RatePlan;
+  counted: boolean;
 }
 
 /**
@@ -27,7 +30,7 @@ export type Principal =
       budgeted?: boolean;
       /** Sets a header on this request's answer (the pipeline's; for the budget headers of metered answers). */
       answerHeader?: (name: string, value: string) => void;
-      tokensSeen?: TokensSeen;
+      rateCount?: PendingRateCount;
     }
   | {
       kind: 'user';
@@ -37,7 +40,7 @@ export type Principal =
       livemode: boolean;
       /** Sets a header on this request's answer (the pipeline's; for the routing headers of metered answers). */
       answerHeader?: (name: string, value: string) => void;
-      tokensSeen?: TokensSeen;
+      rateCount?: PendingRateCount;
     };
 
 /** Test mode: a test key or a sandbox user. Free local models, sandbox payments, play money. */

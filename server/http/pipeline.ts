@@ -6,6 +6,7 @@ import { NoFields } from '../../src/contract/schemas/common.js';
 import type { ErrorProtocol } from '../error-shapes.js';
 import { ApiError, apiErrorOf, invalidRequest, notFound, notImplemented } from '../errors.js';
 import { authorize } from '../auth/authorize.js';
+import type { PendingRateCount, Principal } from '../auth/principal.js';
 import { StoreUnavailableError } from '../store/types.js';
 import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
@@ -47,16 +48,6 @@ function queryObject(url: URL): Record<string, string> {
     query[key] = value;
   }
   return query;
-}
-
-/** The `model` of a JSON body, or '' when there is none to read. */
-function modelOf(raw: Buffer): string {
-  try {
-    const model: unknown = (JSON.parse(raw.toString('utf8')) as { model?: unknown }).model;
-    return typeof model === 'string' ? model.slice(0, 200) : '';
-  } catch {
-    return '';
-  }
 }
 
 /** The protocol whose shape the operation's errors take (see `protocol` in the contract). */
@@ -137,24 +128,60 @@ export function createPipeline(options: PipelineOptions) {
     const principal = await services.auth.authenticate(req.headers, operation.auth);
     authorize(principal, operation);
     applyCors(res, origin, principal);
+    let rateCount: PendingRateCount | undefined;
     if (principal) {
-      let limits: Awaited<ReturnType<typeof services.limiter.countRequest>>;
-      try {
-        limits = await services.limiter.countRequest(principal);
-      } catch (error) {
-        // A metered request refused here still leaves its usage row: read its model to name it.
-        if (error instanceof ApiError && operation.metered) {
-          const model = modelOf(await readBody(req, options.maxBodyBytes).catch(() => Buffer.alloc(0)));
-          await services.usage.recordRefusal({ principal, operation: operation.id, model, requestId, error });
-        }
-        throw error;
+      if (operation.metered) {
+        // Counted by its hold, in the same step (one round trip on a shared store), which sets
+        // the rate headers; a 429 is then the meter's, with its usage row.
+        rateCount = { plan: await services.limiter.planCount(principal), counted: false };
+        principal.rateCount = rateCount;
+      } else {
+        const limits = await services.limiter.countRequest(principal);
+        for (const [name, value] of Object.entries(limits.headers)) res.setHeader(name, value);
       }
-      for (const [name, value] of Object.entries(limits.headers)) res.setHeader(name, value);
-      principal.tokensSeen = limits.tokensSeen;
-      // Budget and routing headers are known deep in the meter and the router, once a request is held and served.
+      // Budget, rate and routing headers are known deep in the meter and the router, once a request is held and served.
       principal.answerHeader = (name, value) => res.setHeader(name, value);
     }
-    const params = operation.params ? parseOrThrow(operation.params, match.params, 'path') : {};
+    try {
+      const result = await parseAndHandle(req, operation, match.params, url, principal, requestId, signal);
+      if (rateCount) await countLeftOver(res, rateCount);
+      if (result instanceof SseReply) return await writeStream(res, result, signal);
+      if (options.validateResponses) {
+        const check = operation.response.safeParse(result);
+        if (!check.success) {
+          throw new Error(`response of ${operation.id} breaks its contract: ${JSON.stringify(check.error.issues.slice(0, 3))}`);
+        }
+      }
+      sendJson(res, operation.successStatus ?? 200, result);
+    } catch (error) {
+      if (rateCount) await countLeftOver(res, rateCount);
+      throw error;
+    }
+  }
+
+  /**
+   * A metered request that ended before its hold (a bad body, a refusal before the meter) still
+   * counts against its caller's rate limit, and says so in its answer's headers.
+   */
+  async function countLeftOver(res: ServerResponse, rateCount: PendingRateCount): Promise<void> {
+    if (rateCount.counted) return;
+    rateCount.counted = true;
+    const standing = await services.limiter.countAlone(rateCount.plan).catch(() => null);
+    if (!standing || res.headersSent) return;
+    for (const [name, value] of Object.entries(services.limiter.headersOf(rateCount.plan, standing))) res.setHeader(name, value);
+  }
+
+  /** The request's params, query and body parsed against its operation, and its handler's answer. */
+  async function parseAndHandle(
+    req: IncomingMessage,
+    operation: AnyOperation,
+    matched: Record<string, string>,
+    url: URL,
+    principal: Principal | null,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const params = operation.params ? parseOrThrow(operation.params, matched, 'path') : {};
     const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');
     const rawBody = await readBody(req, options.maxBodyBytes);
     let body: unknown = {};
@@ -169,7 +196,7 @@ export function createPipeline(options: PipelineOptions) {
     const handler = handlers[operation.id as keyof HandlerTable] as Handler<AnyOperation> | undefined;
     if (!handler) throw notImplemented(operation.id);
     const host = req.headers.host ?? 'localhost';
-    const result = await handler({
+    return handler({
       params,
       query,
       body,
@@ -177,14 +204,6 @@ export function createPipeline(options: PipelineOptions) {
       services,
       request: { id: requestId, headers: req.headers, rawBody, signal, origin: `http://${host}` },
     } as Parameters<Handler<AnyOperation>>[0]);
-    if (result instanceof SseReply) return writeStream(res, result, signal);
-    if (options.validateResponses) {
-      const check = operation.response.safeParse(result);
-      if (!check.success) {
-        throw new Error(`response of ${operation.id} breaks its contract: ${JSON.stringify(check.error.issues.slice(0, 3))}`);
-      }
-    }
-    sendJson(res, operation.successStatus ?? 200, result);
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,7 +1,7 @@
-import type { Principal, TokensSeen } from '../auth/principal.js';
+import type { Principal, RatePlan } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { AppRecord, Store } from '../store/types.js';
+import type { AppRecord, RateStanding, Store, TokenCount } from '../store/types.js';
 
 export interface RateLimitDefaults {
   requestsPerMinute: number;
@@ -15,16 +15,17 @@ export function rateSubject(principal: { kind: 'api_key'; keyId: string } | { ki
   return principal.kind === 'api_key' ? `key:${principal.keyId}` : `user:${principal.app.appUuid}/${principal.address}`;
 }
 
-/**
- * Requests and tokens per minute, per key and per user: the server's defaults, or the app's
- * own (`rate_limit_rpm`, `rate_limit_tpm`). Fixed one-minute windows on the server's clock; the
- * counters live behind the store interface.
- */
 /** The subscriber a rate subject belongs to: the app for a key, the user for a user. */
 function subscriberOf(subject: string, app: AppRecord): { appUuid: string; address: string } {
   const userPrefix = `user:${app.appUuid}/`;
   return { appUuid: app.appUuid, address: subject.startsWith(userPrefix) ? subject.slice(userPrefix.length) : '' };
 }
+
+/**
+ * Requests and tokens per minute, per key and per user: the server's defaults, or the app's
+ * own (`rate_limit_rpm`, `rate_limit_tpm`). Fixed one-minute windows on the server's clock; the
+ * counters live behind the store interface.
+ */
 
 export function createRateLimitService(deps: {
   store: Store;
@@ -56,47 +57,76 @@ export function createRateLimitService(deps: {
       { ...headers, 'retry-after': String(resetSeconds) },
     );
 
+  /** What counting one request of this caller means now: its counters, its limits, its window. */
+  async function planCount(principal: Principal): Promise<RatePlan> {
+    const { start, resetSeconds } = window();
+    const subject = rateSubject(principal);
+    const limits = await limitsOf(subject, principal.app);
+    return {
+      windowStart: start,
+      resetSeconds,
+      requestKey: `requests:${subject}`,
+      requestLimit: limits.requests,
+      tokenKey: `tokens:${subject}`,
+      tokenLimit: limits.tokens,
+    };
+  }
+
+  /** The headers that say where a caller stands once its request was counted. */
+  const headersOf = (plan: RatePlan, standing: RateStanding): Record<string, string> => ({
+    'x-ratelimit-limit': String(plan.requestLimit),
+    'x-ratelimit-remaining': String(Math.max(0, plan.requestLimit - standing.requests)),
+    'x-ratelimit-reset': String(plan.resetSeconds),
+    'x-ratelimit-limit-tokens': String(plan.tokenLimit),
+    'x-ratelimit-remaining-tokens': String(Math.max(0, plan.tokenLimit - standing.tokens)),
+  });
+
+  /** The 429 of a request counted past a limit (the requests first), with its headers and retry-after. */
+  const refusal = (plan: RatePlan, standing: RateStanding) =>
+    standing.requests > plan.requestLimit
+      ? exceeded('requests', plan.requestLimit, plan.resetSeconds, headersOf(plan, standing))
+      : exceeded('tokens', plan.tokenLimit, plan.resetSeconds, headersOf(plan, standing));
+
+  /** Counts a request on its own (one step: its count added, its tokens read). */
+  async function countAlone(plan: RatePlan): Promise<RateStanding> {
+    const { added, read } = await deps.store.rateCounters.addAndGet(plan.requestKey, plan.tokenKey, plan.windowStart, 1);
+    return { requests: added, tokens: read };
+  }
+
   return {
+    planCount,
+    headersOf,
+    refusal,
+    countAlone,
+
     /**
-     * Counts one request of this caller and returns the headers that say where it stands, and
-     * the tokens it read (the meter checks those, rather than read them again);
-     * throws a 429 (with those headers and retry-after) past the request or token limit.
+     * Counts one request of this caller and returns the headers that say where it stands;
+     * throws a 429 (with those headers and retry-after) past the request limit. A metered request
+     * is counted by its hold instead (`planCount`), in the same step.
      */
-    async countRequest(principal: Principal): Promise<{ headers: Record<string, string>; tokensSeen: TokensSeen }> {
-      const { start, resetSeconds } = window();
-      const subject = rateSubject(principal);
-      const limits = await limitsOf(subject, principal.app);
-      // One step (one round trip on a shared store): this request counted, the tokens read.
-      const { added: requests, read: tokens } = await deps.store.rateCounters.addAndGet(`requests:${subject}`, `tokens:${subject}`, start, 1);
-      const headers = {
-        'x-ratelimit-limit': String(limits.requests),
-        'x-ratelimit-remaining': String(Math.max(0, limits.requests - requests)),
-        'x-ratelimit-reset': String(resetSeconds),
-        'x-ratelimit-limit-tokens': String(limits.tokens),
-        'x-ratelimit-remaining-tokens': String(Math.max(0, limits.tokens - tokens)),
-      };
-      if (requests > limits.requests) throw exceeded('requests', limits.requests, resetSeconds, headers);
-      return { headers, tokensSeen: { windowStart: start, tokens } };
+    async countRequest(principal: Principal): Promise<{ headers: Record<string, string> }> {
+      const plan = await planCount(principal);
+      const standing = await countAlone(plan);
+      if (standing.requests > plan.requestLimit) throw refusal(plan, standing);
+      return { headers: headersOf(plan, standing) };
     },
 
     /**
-     * Before inference: a caller whose tokens this minute have reached the limit waits (429). The
-     * tokens counting the request read (`seen`) stand when still of this window: they were read
-     * moments ago, and tokens are counted only at settlement anyway, so requests in flight
-     * together all pass this check whichever read it used.
+     * Before inference, for a request not counted by its hold: a caller whose tokens this minute
+     * have reached the limit waits (429).
      */
-    async checkTokens(subject: string, app: AppRecord, seen?: TokensSeen): Promise<void> {
+    async checkTokens(subject: string, app: AppRecord): Promise<void> {
       const { start, resetSeconds } = window();
       const limit = (await limitsOf(subject, app)).tokens;
-      const tokens = seen?.windowStart === start ? seen.tokens : await deps.store.rateCounters.get(`tokens:${subject}`, start);
+      const tokens = await deps.store.rateCounters.get(`tokens:${subject}`, start);
       if (tokens >= limit) {
         throw exceeded('tokens', limit, resetSeconds, {});
       }
     },
 
-    /** After inference: the tokens it used count against this minute. */
-    async addTokens(subject: string, tokens: number): Promise<void> {
-      if (tokens > 0) await deps.store.rateCounters.add(`tokens:${subject}`, window().start, tokens);
+    /** After inference: the tokens it used, to count against this minute (with the settlement, where the store can). */
+    tokenCount(subject: string, tokens: number): TokenCount | undefined {
+      return tokens > 0 ? { key: `tokens:${subject}`, windowStart: window().start, tokens } : undefined;
     },
   };
 }

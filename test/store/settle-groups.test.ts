@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Payer, Store } from '../../server/store/types.js';
-import { credits, describeEachBackend, newDeveloper, usageRow } from '../helpers/stores.js';
+import { expect, it } from 'vitest';
+import { credits, describeEachBackend, usageRow } from '../helpers/stores.js';
+import { useFundedApp } from './funded-app.js';
 
 /**
  * Settlements that arrive together (one turn of the event loop) are written together, on both
@@ -10,73 +10,64 @@ import { credits, describeEachBackend, newDeveloper, usageRow } from '../helpers
  * reply was lost, which may have committed) moves no money and writes no second row.
  */
 describeEachBackend('settlements together', (backend) => {
-  let store: Store;
-  let close: () => Promise<void>;
-  let payer: Payer;
-  let appUuid: string;
-  beforeEach(async () => {
-    ({ store, close } = await backend.open());
-    ({ appUuid } = await (await newDeveloper(store)).newApp(20));
-    payer = { kind: 'app', appUuid };
-  });
-  afterEach(async () => close());
+  const app = useFundedApp(backend, 20);
 
-  const usage = (requestId: string, costMicro: number) => usageRow(appUuid, requestId, { costMicro });
+  const usage = (requestId: string, costMicro: number) => usageRow(app.appUuid, requestId, { costMicro });
 
   it('charges each of many settled at once exactly, releasing every hold, and the last one only what is left', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => `together-${i}`);
-    const holds = await Promise.all(ids.map((id) => store.metering.hold(payer, credits(1), id)));
+    const holds = await Promise.all(ids.map((id) => app.store.metering.hold(app.payer, credits(1), id)));
     const held = ids.filter((_, i) => holds[i]?.ok);
     expect(held).toHaveLength(20);
     // 19 at 0.5 credits, and one that over-ran its bound: it takes what the balance has left beside the others.
     const costs = held.map((_, i) => (i === held.length - 1 ? credits(50) : credits(0.5)));
-    const settled = await Promise.all(held.map((id, i) => store.metering.settle(payer, credits(1), costs[i] as number, usage(id, costs[i] as number))));
+    const settled = await Promise.all(held.map((id, i) => app.store.metering.settle(app.payer, credits(1), costs[i] as number, usage(id, costs[i] as number))));
     expect(settled.slice(0, -1)).toEqual(Array.from({ length: 19 }, () => ({ chargedMicro: credits(0.5) })));
     expect(settled.at(-1)).toEqual({ chargedMicro: credits(20 - 9.5) });
-    expect(await store.metering.balance(payer)).toEqual({ balanceMicro: 0, heldMicro: 0 });
-    expect(await store.credits.check()).toEqual([]);
-    expect((await store.credits.audit()).shortfalls.map((s) => s.requestId)).toEqual([held.at(-1)]);
+    expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: 0, heldMicro: 0 });
+    expect(await app.store.credits.check()).toEqual([]);
+    expect((await app.store.credits.audit()).shortfalls.map((s) => s.requestId)).toEqual([held.at(-1)]);
   });
 
   it('one settlement that fails leaves the others of its group charged; one given twice is charged once', async () => {
     const ids = ['a', 'b', 'c', 'd', 'bad'];
-    for (const id of ids) expect((await store.metering.hold(payer, credits(1), id)).ok).toBe(true);
+    for (const id of ids) expect((await app.store.metering.hold(app.payer, credits(1), id)).ok).toBe(true);
     // A usage row the database refuses (no provider), and `b` twice in the same turn.
     const row = (id: string) => (id === 'bad' ? { ...usage(id, credits(0.25)), provider: null as unknown as string } : usage(id, credits(0.25)));
-    const outcomes = await Promise.allSettled([...ids, 'b'].map((id) => store.metering.settle(payer, credits(1), credits(0.25), row(id))));
+    const outcomes = await Promise.allSettled([...ids, 'b'].map((id) => app.store.metering.settle(app.payer, credits(1), credits(0.25), row(id))));
     const charged = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.chargedMicro : null));
     // `b`'s second settlement finds its usage row written: it answers b's one charge.
     expect(charged).toEqual([credits(0.25), credits(0.25), credits(0.25), credits(0.25), null, credits(0.25)]);
-    expect(await store.metering.balance(payer)).toMatchObject({ balanceMicro: credits(19) });
-    expect(await store.credits.check()).toEqual([]);
+    expect(await app.store.metering.balance(app.payer)).toMatchObject({ balanceMicro: credits(19) });
+    expect(await app.store.credits.check()).toEqual([]);
   });
 
   const requests = async () => {
-    const window = { appUuid, livemode: true, start: '2026-11-25T00:00:00.000Z', end: '2026-11-26T00:00:00.000Z' };
-    return (await store.usage.byModel(window)).reduce((sum, row) => sum + row.requests, 0);
+    const window = { appUuid: app.appUuid, livemode: true, start: '2026-11-25T00:00:00.000Z', end: '2026-11-26T00:00:00.000Z' };
+    return (await app.store.usage.byModel(window)).reduce((sum, row) => sum + row.requests, 0);
   };
 
   it('a settlement retried after it was written answers the first charge and moves nothing', async () => {
-    expect((await store.metering.hold(payer, credits(2), 'paid')).ok).toBe(true);
-    expect((await store.metering.hold(payer, credits(1), 'free')).ok).toBe(true);
-    const paid = usageRow(appUuid, 'paid', { costMicro: credits(1.5) });
-    const free = usageRow(appUuid, 'free', { costMicro: 0 });
-    expect(await store.metering.settle(payer, credits(2), credits(1.5), paid)).toEqual({ chargedMicro: credits(1.5) });
-    expect(await store.metering.settle(payer, credits(1), 0, free)).toEqual({ chargedMicro: 0 });
+    expect((await app.store.metering.hold(app.payer, credits(2), 'paid')).ok).toBe(true);
+    expect((await app.store.metering.hold(app.payer, credits(1), 'free')).ok).toBe(true);
+    const paid = usageRow(app.appUuid, 'paid', { costMicro: credits(1.5) });
+    const free = usageRow(app.appUuid, 'free', { costMicro: 0 });
+    expect(await app.store.metering.settle(app.payer, credits(2), credits(1.5), paid)).toEqual({ chargedMicro: credits(1.5) });
+    expect(await app.store.metering.settle(app.payer, credits(1), 0, free)).toEqual({ chargedMicro: 0 });
     // The retries, each alone in its turn (as a group retried after a lost reply is).
-    expect(await store.metering.settle(payer, credits(2), credits(1.5), paid)).toEqual({ chargedMicro: credits(1.5) });
-    expect(await store.metering.settle(payer, credits(1), 0, free)).toEqual({ chargedMicro: 0 });
-    expect(await store.metering.balance(payer)).toEqual({ balanceMicro: credits(18.5), heldMicro: 0 });
+    expect(await app.store.metering.settle(app.payer, credits(2), credits(1.5), paid)).toEqual({ chargedMicro: credits(1.5) });
+    expect(await app.store.metering.settle(app.payer, credits(1), 0, free)).toEqual({ chargedMicro: 0 });
+    expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: credits(18.5), heldMicro: 0 });
     expect(await requests()).toBe(2);
-    expect(await store.credits.check()).toEqual([]);
+    expect(await app.store.credits.check()).toEqual([]);
     // A new hold still sees the whole balance: the retries released nobody else's hold.
-    expect((await store.metering.hold(payer, credits(18.5), 'after')).ok).toBe(true);
+    expect((await app.store.metering.hold(app.payer, credits(18.5), 'after')).ok).toBe(true);
   });
 
   it('a refusal recorded twice is one row', async () => {
-    const refused = usageRow(appUuid, 'refused-once', { status: 'refused', errorCode: 'rate_limit_exceeded', inputTokens: 0, outputTokens: 0 });
-    await store.usage.record(refused);
-    await store.usage.record(refused);
+    const refused = usageRow(app.appUuid, 'refused-once', { status: 'refused', errorCode: 'rate_limit_exceeded', inputTokens: 0, outputTokens: 0 });
+    await app.store.usage.record(refused);
+    await app.store.usage.record(refused);
     expect(await requests()).toBe(1);
   });
 });

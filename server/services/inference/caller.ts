@@ -1,4 +1,4 @@
-import type { Principal, TokensSeen } from '../../auth/principal.js';
+import type { PendingRateCount, Principal } from '../../auth/principal.js';
 import type { AppRecord, Payer } from '../../store/types.js';
 import { rateSubject } from '../rate-limits.js';
 
@@ -17,8 +17,8 @@ export interface Caller {
   keyBudgeted: boolean;
   /** Sets a header on the answer (the key's budget headers), when the caller came through HTTP. */
   answerHeader?: ((name: string, value: string) => void) | undefined;
-  /** The tokens its rate window held when its request was counted. */
-  tokensSeen?: TokensSeen | undefined;
+  /** Its request's count against its rate limits, left to its hold (when it came through HTTP). */
+  rateCount?: PendingRateCount | undefined;
 }
 
 export function callerOf(principal: Principal): Caller {
@@ -34,7 +34,7 @@ export function callerOf(principal: Principal): Caller {
       rateSubject: rateSubject(principal),
       keyBudgeted: principal.budgeted === true,
       answerHeader: principal.answerHeader,
-      tokensSeen: principal.tokensSeen,
+      rateCount: principal.rateCount,
     };
   }
   const pooled = principal.app.appType === 'pooled_api';
@@ -51,6 +51,6 @@ export function callerOf(principal: Principal): Caller {
     rateSubject: rateSubject(principal),
     keyBudgeted: false,
     answerHeader: principal.answerHeader,
-    tokensSeen: principal.tokensSeen,
+    rateCount: principal.rateCount,
   };
 }

@@ -3,7 +3,7 @@ import { ApiError, forbidden, insufficientCredits } from '../../errors.js';
 import type { InputBound } from '../../providers/tokens.js';
 import type { ModelEntry, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
-import type { BudgetChecks, BudgetWindows, HoldResult, Store, UsageAttempt, UsageEvent } from '../../store/types.js';
+import { rateAllows, type BudgetChecks, type BudgetWindows, type HoldResult, type RateStanding, type Store, type UsageAttempt, type UsageEvent } from '../../store/types.js';
 import { budgetExceeded, budgetHeaders, userLimitReached, windowFor } from './budget-answers.js';
 import type { InferenceObserver } from '../../metrics/inference-observer.js';
 import type { Caller } from './caller.js';
@@ -104,7 +104,8 @@ export async function openMeter(
   }
   try {
     for (const target of targets) assertServiceTierPriced(target.entry, request.serviceTier);
-    await deps.limiter?.checkTokens(caller.rateSubject, caller.app, caller.tokensSeen);
+    // A request the pipeline left to its hold to count has its tokens checked there, in the same step.
+    if (!caller.rateCount) await deps.limiter?.checkTokens(caller.rateSubject, caller.app);
   } catch (error) {
     if (error instanceof ApiError) await refuse(error);
     throw error;
@@ -128,14 +129,28 @@ export async function openMeter(
   const budgetChecks: BudgetChecks = { windowAt: (period, start) => windowFor(period, start, now) };
   if (caller.keyBudgeted && caller.keyId !== null) budgetChecks.keyId = caller.keyId;
   if (caller.address !== null) budgetChecks.user = { appUuid: caller.appUuid, address: caller.address };
-  const holdFor = async (micro: number): Promise<HoldResult | { ok: false; beyondAnyBalance: true }> => {
-    if (caller.isTest) return { ok: true };
-    // More than any balance can hold (2^53 micro-credits): refused before a database is asked.
-    if (micro > Number.MAX_SAFE_INTEGER) return { ok: false, beyondAnyBalance: true };
-    return deps.store.metering.hold(caller.payer, micro, request.requestId, capUser, budgetChecks);
+  // The request's count against its rate limits goes with its first hold (one step on the store).
+  const { limiter } = deps;
+  const pending = limiter ? caller.rateCount : undefined;
+  type Held = HoldResult | ({ ok: false; beyondAnyBalance: true } & { rate?: RateStanding });
+  const holdFor = async (micro: number): Promise<Held> => {
+    const rate = pending && !pending.counted ? pending.plan : undefined;
+    if (pending) pending.counted = true;
+    // A test caller holds nothing, and more than any balance can hold (2^53 micro-credits) is
+    // refused before a database is asked: their requests are counted alone.
+    if (caller.isTest || micro > Number.MAX_SAFE_INTEGER) {
+      const standing = rate && limiter ? await limiter.countAlone(rate) : undefined;
+      if (rate && standing && !rateAllows(rate, standing)) return { ok: false, rateLimited: true, rate: standing };
+      const answer: Held = caller.isTest ? { ok: true } : { ok: false, beyondAnyBalance: true };
+      return standing ? { ...answer, rate: standing } : answer;
+    }
+    return deps.store.metering.hold(caller.payer, micro, request.requestId, capUser, budgetChecks, rate);
   };
   let held = await holdFor(dearest.micro);
-  if (!held.ok) {
+  if (pending && held.rate && limiter) {
+    for (const [name, value] of Object.entries(limiter.headersOf(pending.plan, held.rate))) caller.answerHeader?.(name, value);
+  }
+  if (!held.ok && !('rateLimited' in held)) {
     // Refused on the cheap bound: the tokenizer's exact one is lower, and may be enough.
     const exactly = costs(true)[0]!;
     if (exactly.micro < dearest.micro) {
@@ -145,7 +160,10 @@ export async function openMeter(
   }
   const heldMicro = caller.isTest ? 0 : dearest.micro;
   if (!held.ok) {
-    if ('beyondAnyBalance' in held) {
+    if ('rateLimited' in held) {
+      if (!pending || !held.rate || !limiter) throw new Error('a hold refused on a rate limit it was not given');
+      await refuse(limiter.refusal(pending.plan, held.rate));
+    } else if ('beyondAnyBalance' in held) {
       await refuse(insufficientCredits(`Insufficient credits: this request may cost more than any balance can hold (${dearest.target.maxOutputTokens} output tokens of ${dearest.target.entry.id}). Lower max_tokens.`));
     } else if ('userLimit' in held) await refuse(userLimitReached(caller.address ?? '', held.userLimit, heldMicro));
     else if ('budgetExceeded' in held) {
@@ -195,11 +213,9 @@ export async function openMeter(
       settled = true;
       const event = eventOf(usage, status, errorCode);
       try {
-        // Side by side (two round trips at once on a shared store): the tokens count apart from the money.
-        const [, result] = await Promise.all([
-          deps.limiter?.addTokens(caller.rateSubject, usage.inputTokens + usage.outputTokens),
-          deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, windows),
-        ]);
+        // The tokens count against the rate limits in the same step as the charge.
+        const tokens = deps.limiter?.tokenCount(caller.rateSubject, usage.inputTokens + usage.outputTokens);
+        const result = await deps.store.metering.settle(caller.payer, caller.isTest ? 0 : heldMicro, event.costMicro, event, windows, tokens);
         deps.observer?.usageRecorded(event, result.chargedMicro);
         return result;
       } finally {

@@ -9,10 +9,28 @@ export { createKeyCache, type KeyCache } from './key-cache.js';
  * API keys. Every request looks its key up, so lookups are cached briefly (key-cache.ts): this
  * instance drops the cache on any write that could change an answer (`keyCache.clear`, also
  * called by the apps repository) once the write is committed, and other instances' writes show
- * within the cache's lifetime. Last-use times are written only when the recorded one is stale.
+ * within the cache's lifetime. Last-use times are written only when the recorded one is stale,
+ * those of one turn by one statement.
  */
 export function createApiKeysRepository(sql: Sql, keyCache: KeyCache): Store['apiKeys'] {
   const lastTouched = new Map<string, string>();
+  // Keys touched in one turn of the event loop are written by one statement; each request waits
+  // for its own (its answer may be followed by a read of the key).
+  let queuedTouches = new Map<string, { at: string; staleBefore: string; waiters: { resolve(): void; reject(error: unknown): void }[] }>();
+  const writeTouches = () => {
+    const touches = [...queuedTouches];
+    queuedTouches = new Map();
+    // Conditional, so instances touching the same key at once write it once per period.
+    sql`
+      UPDATE api_keys SET last_used_at = touched.at
+      FROM unnest(${touches.map(([keyId]) => keyId)}::text[], ${touches.map(([, t]) => t.at)}::text[], ${touches.map(([, t]) => t.staleBefore)}::text[])
+        AS touched (key_id, at, stale_before)
+      WHERE api_keys.key_id = touched.key_id
+        AND (api_keys.last_used_at IS NULL OR api_keys.last_used_at COLLATE "C" < touched.stale_before)`.then(
+      () => touches.forEach(([, t]) => t.waiters.forEach((waiter) => waiter.resolve())),
+      (error: unknown) => touches.forEach(([, t]) => t.waiters.forEach((waiter) => waiter.reject(error))),
+    );
+  };
 
   return {
     async create(key) {
@@ -92,10 +110,12 @@ export function createApiKeysRepository(sql: Sql, keyCache: KeyCache): Store['ap
     async touch(keyId, at, staleBefore) {
       const last = lastTouched.get(keyId);
       if (last !== undefined && last >= staleBefore) return;
-      // Conditional, so instances touching the same key at once write it once per period.
-      await sql`
-        UPDATE api_keys SET last_used_at = ${at}
-        WHERE key_id = ${keyId} AND (last_used_at IS NULL OR last_used_at COLLATE "C" < ${staleBefore})`;
+      await new Promise<void>((resolve, reject) => {
+        if (queuedTouches.size === 0) setImmediate(writeTouches);
+        const queued = queuedTouches.get(keyId);
+        if (queued) queued.waiters.push({ resolve, reject });
+        else queuedTouches.set(keyId, { at, staleBefore, waiters: [{ resolve, reject }] });
+      });
       lastTouched.set(keyId, at);
     },
   };

@@ -38,7 +38,8 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   const accounts = createAccounts(sql);
   const keyCache = createKeyCache();
   let closed = false;
-  const metering = createMeteringRepository(sql, accounts, instance.instanceId);
+  const rateCounters = createRateCounters(sql);
+  const metering = createMeteringRepository(sql, accounts, instance.instanceId, rateCounters);
   return {
     developers: guarded(createDevelopersRepository(sql)),
     apps: guarded(createAppsRepository(sql, ledger, accounts, keyCache)),
@@ -50,7 +51,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     signingKeys: guarded(createSigningKeysRepository(sql)),
     text: guarded(createTextRepository(sql)),
     coordination: guarded({ leads: (task) => instance.leads(task), exclusively: (task, work) => instance.exclusively(task, work) }),
-    rateCounters: guarded(createRateCounters(sql)),
+    rateCounters: guarded(rateCounters),
     breakers: guarded(createPostgresBreakers(sql)),
     credits: guarded(createCreditsRepository(sql, ledger, accounts)),
     checkout: guarded(createCheckoutRepository(sql, ledger, accounts)),

@@ -2,13 +2,27 @@ import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { usageWrites } from './usage.js';
 import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type BudgetFound, type UserBudgetRow } from '../budget-standing.js';
-import type { AppScope, BudgetChecks, BudgetWindows, HeldBudgets, HoldResult, Store, UsageEvent } from '../types.js';
+import {
+  rateAllows,
+  type AppScope,
+  type BudgetChecks,
+  type BudgetWindows,
+  type HeldBudgets,
+  type HoldResult,
+  type RateCount,
+  type RateCounter,
+  type RateStanding,
+  type Store,
+  type TokenCount,
+  type UsageEvent,
+} from '../types.js';
 
 interface PendingSettle {
   accountId: number;
   costMicro: number;
   usage: UsageEvent;
   windows: BudgetWindows | undefined;
+  tokens: TokenCount | undefined;
   resolve(result: { chargedMicro: number }): void;
   reject(error: unknown): void;
 }
@@ -19,7 +33,12 @@ interface PendingSettle {
  * interleaving of instances can reserve more than the balance. Settling removes the hold and
  * charges in one statement, with the ledger entry and the usage row.
  */
-export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceId: string): Store['metering'] & { drain(): Promise<void> } {
+export function createMeteringRepository(
+  sql: Sql,
+  accounts: Accounts,
+  instanceId: string,
+  rateCounters: RateCounter,
+): Store['metering'] & { drain(): Promise<void> } {
   /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
   async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null, keyId: string | null = null) {
     const reserved = await q`
@@ -155,7 +174,16 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
    * `stored` is false in the one case the statement cannot tell the charge: another settlement
    * of the request committed while this one ran (its row came after this statement's snapshot).
    */
-  function settleStatement(q: Query, { accountId, costMicro, usage, windows }: PendingSettle) {
+  function settleStatement(q: Query, { accountId, costMicro, usage, windows, tokens }: PendingSettle) {
+    // The caller's tokens count in its rate window once the account is locked (after `moved`, as
+    // every settlement takes its locks: the account first).
+    const counted =
+      tokens && tokens.tokens > 0
+        ? q`, counted_tokens AS (
+            INSERT INTO rate_counters (key, window_start, total) SELECT ${tokens.key}, ${tokens.windowStart}, ${tokens.tokens}::bigint FROM moved
+            ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
+          )`
+        : q``;
     return q<{ charged: number; stored: boolean }[]>`
       WITH prior AS (
         SELECT charged_micro FROM usage_events WHERE request_id = ${usage.requestId}
@@ -188,7 +216,7 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
             + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
         -- Spend is live money: test mode is never charged, so only live users spend.
         WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
-      ), ${usageWrites(q, usage, costMicro, 'moved')}
+      )${counted}, ${usageWrites(q, usage, costMicro, 'moved')}
       SELECT charged, EXISTS (SELECT 1 FROM usage_row) AS stored FROM moved
       UNION ALL SELECT charged_micro, true FROM prior`;
   }
@@ -270,6 +298,68 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
   /** Groups being written now: closing the store waits for them, so no settlement is lost. */
   const inFlight = new Set<Promise<unknown>>();
 
+  /**
+   * One statement: the request counted (one more on its counter), the tokens of its window read,
+   * and, when both are within their limits, its credits reserved as `reserve` does.
+   */
+  async function countAndReserve(accountId: number, amountMicro: number, requestId: string, rate: RateCount) {
+    const [row] = await sql<{ requests: number; tokens: number; held: boolean }[]>`
+      WITH counted AS (
+        INSERT INTO rate_counters (key, window_start, total) VALUES (${rate.requestKey}, ${rate.windowStart}, 1)
+        ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
+        RETURNING total
+      ), standing AS (
+        SELECT (SELECT total FROM counted) AS requests,
+               COALESCE((SELECT total FROM rate_counters WHERE key = ${rate.tokenKey} AND window_start = ${rate.windowStart}), 0) AS tokens
+      ), reserved AS (
+        UPDATE accounts SET held_micro = held_micro + ${amountMicro}
+        WHERE id = ${accountId} AND balance_micro - held_micro >= ${amountMicro}
+          AND (SELECT requests <= ${rate.requestLimit} AND tokens < ${rate.tokenLimit} FROM standing)
+        RETURNING id
+      ), held AS (
+        INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address, key_id)
+        SELECT ${requestId}, id, ${amountMicro}, ${instanceId}, NULL, NULL FROM reserved RETURNING id
+      )
+      SELECT requests, tokens, EXISTS (SELECT 1 FROM held) AS held FROM standing`;
+    if (!row) throw new Error(`no rate standing for ${requestId}`);
+    return row;
+  }
+
+  /**
+   * The hold once the request is counted. A refusal reports what was available; when that was
+   * enough after all (holds settled meanwhile), the reservation is tried again rather than let
+   * through unheld. `refusedOnce`: the plain reservation was tried already and refused.
+   */
+  async function holdCounted(
+    id: number,
+    amountMicro: number,
+    requestId: string,
+    user: (AppScope & { address: string }) | null,
+    budgets: BudgetChecks | undefined,
+    budgeted: boolean,
+    refusedOnce: boolean,
+  ): Promise<HoldResult> {
+    if (amountMicro === 0 && !user && !budgeted) return { ok: true as const };
+    for (let attempt = 0; ; attempt++) {
+      if (budgets && budgeted) {
+        const answer = await holdWithinBudgets(id, budgets, amountMicro, requestId, user);
+        if (answer) return answer;
+      } else if (user) {
+        const capped = await sql.begin(async (tx) => {
+          await lockAccount(tx, id);
+          return holdWithinUserLimit(tx, id, user, amountMicro, requestId, null);
+        });
+        if (capped) return capped;
+      } else if (!(attempt === 0 && refusedOnce) && (await reserve(sql, id, amountMicro, requestId, null))) {
+        return { ok: true as const };
+      }
+      const [row] = await sql<{ available: number }[]>`
+        SELECT GREATEST(0, balance_micro - held_micro) AS available FROM accounts WHERE id = ${id}`;
+      const available = row?.available ?? 0;
+      if (amountMicro > available || attempt === 2) return { ok: false as const, availableMicro: Math.min(available, amountMicro - 1) };
+    }
+  }
+
   return {
     /** Writes what is queued now and waits for every group in flight (at close). */
     async drain() {
@@ -277,38 +367,34 @@ export function createMeteringRepository(sql: Sql, accounts: Accounts, instanceI
       await Promise.all(inFlight);
     },
 
-    async hold(payer, amountMicro, requestId, capUser, budgets) {
+    async hold(payer, amountMicro, requestId, capUser, budgets, rate) {
       const id = await accounts.of(payer);
       const budgeted = budgets?.keyId !== undefined || budgets?.user !== undefined;
-      if (amountMicro === 0 && capUser === undefined && !budgeted) return { ok: true as const };
       const user = capUser !== undefined && payer.kind === 'app' ? { appUuid: payer.appUuid, livemode: !payer.test, address: capUser } : null;
-      // A refusal reports what was available; when that was enough after all (holds settled
-      // meanwhile), the reservation is tried again rather than let through unheld.
-      for (let attempt = 0; ; attempt++) {
-        if (budgets && budgeted) {
-          const answer = await holdWithinBudgets(id, budgets, amountMicro, requestId, user);
-          if (answer) return answer;
-        } else if (user) {
-          const capped = await sql.begin(async (tx) => {
-            await lockAccount(tx, id);
-            return holdWithinUserLimit(tx, id, user, amountMicro, requestId, null);
-          });
-          if (capped) return capped;
-        } else if (await reserve(sql, id, amountMicro, requestId, null)) {
-          return { ok: true as const };
-        }
-        const [row] = await sql<{ available: number }[]>`
-          SELECT GREATEST(0, balance_micro - held_micro) AS available FROM accounts WHERE id = ${id}`;
-        const available = row?.available ?? 0;
-        if (amountMicro > available || attempt === 2) return { ok: false as const, availableMicro: Math.min(available, amountMicro - 1) };
+      const plain = !budgeted && !user;
+      let standing: RateStanding | undefined;
+      let reserved = false;
+      if (rate && plain && amountMicro > 0) {
+        // The usual request: counted, its tokens read and its credits reserved in one statement.
+        const counted = await countAndReserve(id, amountMicro, requestId, rate);
+        standing = { requests: counted.requests, tokens: counted.tokens };
+        if (!rateAllows(rate, standing)) return { ok: false as const, rateLimited: true as const, rate: standing };
+        if (counted.held) return { ok: true as const, rate: standing };
+        reserved = true;
+      } else if (rate) {
+        const { added, read } = await rateCounters.addAndGet(rate.requestKey, rate.tokenKey, rate.windowStart, 1);
+        standing = { requests: added, tokens: read };
+        if (!rateAllows(rate, standing)) return { ok: false as const, rateLimited: true as const, rate: standing };
       }
+      const result = await holdCounted(id, amountMicro, requestId, user, budgets, budgeted, reserved);
+      return standing ? { ...result, rate: standing } : result;
     },
 
-    async settle(payer, _heldMicro, costMicro, usage, windows) {
+    async settle(payer, _heldMicro, costMicro, usage, windows, tokens) {
       const accountId = await accounts.of(payer);
       return new Promise<{ chargedMicro: number }>((resolve, reject) => {
         if (queue.length === 0) setImmediate(flush);
-        queue.push({ accountId, costMicro, usage, windows, resolve, reject });
+        queue.push({ accountId, costMicro, usage, windows, tokens, resolve, reject });
       });
     },
 

@@ -25,7 +25,8 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
   const ledger = createLedger(db, holds);
   const keyCache = new Map();
   const accounts = createAccounts(db);
-  const metering = createMeteringRepository(db, ledger, holds, accounts);
+  const rateCounters = createRateCounters();
+  const metering = createMeteringRepository(db, ledger, holds, accounts, rateCounters);
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
   const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
   const listDevelopers = db.prepare<[], { id: string; name: string; created_at: string; apps: number }>(
@@ -52,7 +53,7 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     metering,
     usage: createUsageRepository(db),
     coordination: createCoordination(),
-    rateCounters: createRateCounters(),
+    rateCounters,
     breakers: createMemoryBreakers(),
     credits: createCreditsRepository(db, ledger, accounts),
     checkout: createCheckoutRepository(db, ledger, accounts),

@@ -5,7 +5,8 @@ import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { flag } from '../rows.js';
 import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type UserBudgetRow } from '../budget-standing.js';
-import type { BudgetChecks, BudgetWindows, HeldBudgets, Payer, Store, UsageEvent } from '../types.js';
+import type { SyncRateCounters } from './rate-counters.js';
+import { rateAllows, type BudgetChecks, type BudgetWindows, type HeldBudgets, type HoldResult, type Payer, type RateCount, type Store, type TokenCount, type UsageEvent } from '../types.js';
 
 interface PendingSettle {
   accountId: number;
@@ -13,6 +14,7 @@ interface PendingSettle {
   costMicro: number;
   usage: UsageEvent;
   windows: BudgetWindows | undefined;
+  tokens: TokenCount | undefined;
   resolve(result: { chargedMicro: number }): void;
   reject(error: unknown): void;
 }
@@ -44,7 +46,13 @@ function createRequestHolds() {
  * requests), each inside its own savepoint so that one failure cannot undo another; every
  * caller's promise resolves only after the commit.
  */
-export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, accounts: Accounts): Store['metering'] & { flushPending(): void } {
+export function createMeteringRepository(
+  db: Db,
+  ledger: Ledger,
+  holds: Holds,
+  accounts: Accounts,
+  rateCounters: SyncRateCounters,
+): Store['metering'] & { flushPending(): void } {
   const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
   // Spend is live money: test mode is never charged, so only live users spend.
   const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND livemode = 1 AND address = ?');
@@ -117,6 +125,8 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
       throw error;
     }
     if (!written) return storedCharge.get(item.usage.requestId)?.charged_micro ?? 0;
+    // The caller's tokens count against its rate limit with the settlement (in memory: one process).
+    if (item.tokens) rateCounters.addNow(item.tokens.key, item.tokens.windowStart, item.tokens.tokens);
     // The hold ends as its charge is written, not before: until then no other request may
     // reserve the credits this charge is about to take.
     holds.release(item.accountId, item.heldMicro);
@@ -166,47 +176,25 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
     });
   };
 
+  /** The request counted against its caller's limits (in memory: one process), and where the caller stands. */
+  const countRate = (rate: RateCount) => ({
+    requests: rateCounters.addNow(rate.requestKey, rate.windowStart, 1),
+    tokens: rateCounters.getNow(rate.tokenKey, rate.windowStart),
+  });
+
   return {
-    async hold(payer, amountMicro, requestId, capUser, budgets) {
-      // Every check and the reservation in one synchronous step: no other hold can interleave.
-      const key = budgets?.keyId ? keyStanding(budgets.keyId, budgets.windowAt) : null;
-      if (key && !budgetFits(key, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'key' as const, ...key.standing } };
-      const user = budgets?.user ? userStanding(budgets.user, budgets.windowAt) : null;
-      if (user && !budgetFits(user, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'user' as const, ...user.standing } };
-      const pooled = capUser !== undefined && payer.kind === 'app' ? { appUuid: payer.appUuid, address: capUser, live: !payer.test } : null;
-      // The end user the request is for: their holds count against their limit and their budget.
-      const spender = budgets?.user ?? pooled;
-      const subject = spender ? userSubject(spender.appUuid, spender.address) : null;
-      const cap = pooled ? userLimit.get(pooled.appUuid, flag(pooled.live), pooled.address) : undefined;
-      if (cap && cap.credit_limit_micro !== null && subject !== null) {
-        const pending = userPending.of(subject);
-        if (cap.spent_micro + pending + amountMicro > cap.credit_limit_micro) {
-          return { ok: false as const, userLimit: { spentMicro: cap.spent_micro, pendingMicro: pending, limitMicro: cap.credit_limit_micro } };
-        }
-      }
-      const id = accountOf(payer);
-      const available = Math.max(0, balanceOf(id) - holds.of(id));
-      if (amountMicro > available) return { ok: false as const, availableMicro: available };
-      if (amountMicro > 0) holds.add(id, amountMicro);
-      if (subject !== null && amountMicro > 0) userPending.add(subject, requestId, amountMicro);
-      const held: HeldBudgets = {};
-      if (key && budgets?.keyId) {
-        if (key.window.rolled) startKeyWindow.run(key.window.start, budgets.keyId);
-        if (amountMicro > 0) keyPending.add(budgets.keyId, requestId, amountMicro);
-        held.key = withHold(key, amountMicro);
-      }
-      if (user && budgets?.user) {
-        if (user.window.rolled) startUserWindow.run(user.window.start, budgets.user.appUuid, budgets.user.address);
-        held.user = withHold(user, amountMicro);
-      }
-      return key || user ? { ok: true as const, budgets: held } : { ok: true as const };
+    async hold(payer, amountMicro, requestId, capUser, budgets, rate) {
+      if (!rate) return holdNow(payer, amountMicro, requestId, capUser, budgets);
+      const standing = countRate(rate);
+      if (!rateAllows(rate, standing)) return { ok: false as const, rateLimited: true as const, rate: standing };
+      return { ...holdNow(payer, amountMicro, requestId, capUser, budgets), rate: standing };
     },
 
-    settle(payer, heldMicro, costMicro, usage, windows) {
+    settle(payer, heldMicro, costMicro, usage, windows, tokens) {
       const accountId = accountOf(payer);
       const settled = new Promise<{ chargedMicro: number }>((resolve, reject) => {
         if (queue.length === 0) setImmediate(flush);
-        queue.push({ accountId, heldMicro, costMicro, usage, windows, resolve, reject });
+        queue.push({ accountId, heldMicro, costMicro, usage, windows, tokens, resolve, reject });
       });
       // Only once the spend is written does the user's (or key's) hold stop counting against their limit.
       return settled.finally(() => {
@@ -229,4 +217,39 @@ export function createMeteringRepository(db: Db, ledger: Ledger, holds: Holds, a
       if (queue.length > 0) flush();
     },
   };
+
+  /** Every check and the reservation in one synchronous step: no other hold can interleave. */
+  function holdNow(payer: Payer, amountMicro: number, requestId: string, capUser?: string, budgets?: BudgetChecks): HoldResult {
+    const key = budgets?.keyId ? keyStanding(budgets.keyId, budgets.windowAt) : null;
+    if (key && !budgetFits(key, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'key' as const, ...key.standing } };
+    const user = budgets?.user ? userStanding(budgets.user, budgets.windowAt) : null;
+    if (user && !budgetFits(user, amountMicro)) return { ok: false as const, budgetExceeded: { kind: 'user' as const, ...user.standing } };
+    const pooled = capUser !== undefined && payer.kind === 'app' ? { appUuid: payer.appUuid, address: capUser, live: !payer.test } : null;
+    // The end user the request is for: their holds count against their limit and their budget.
+    const spender = budgets?.user ?? pooled;
+    const subject = spender ? userSubject(spender.appUuid, spender.address) : null;
+    const cap = pooled ? userLimit.get(pooled.appUuid, flag(pooled.live), pooled.address) : undefined;
+    if (cap && cap.credit_limit_micro !== null && subject !== null) {
+      const pending = userPending.of(subject);
+      if (cap.spent_micro + pending + amountMicro > cap.credit_limit_micro) {
+        return { ok: false as const, userLimit: { spentMicro: cap.spent_micro, pendingMicro: pending, limitMicro: cap.credit_limit_micro } };
+      }
+    }
+    const id = accountOf(payer);
+    const available = Math.max(0, balanceOf(id) - holds.of(id));
+    if (amountMicro > available) return { ok: false as const, availableMicro: available };
+    if (amountMicro > 0) holds.add(id, amountMicro);
+    if (subject !== null && amountMicro > 0) userPending.add(subject, requestId, amountMicro);
+    const held: HeldBudgets = {};
+    if (key && budgets?.keyId) {
+      if (key.window.rolled) startKeyWindow.run(key.window.start, budgets.keyId);
+      if (amountMicro > 0) keyPending.add(budgets.keyId, requestId, amountMicro);
+      held.key = withHold(key, amountMicro);
+    }
+    if (user && budgets?.user) {
+      if (user.window.rolled) startUserWindow.run(user.window.start, budgets.user.appUuid, budgets.user.address);
+      held.user = withHold(user, amountMicro);
+    }
+    return key || user ? { ok: true as const, budgets: held } : { ok: true as const };
+  }
 }

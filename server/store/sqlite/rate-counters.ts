@@ -1,5 +1,11 @@
 import type { RateCounter } from '../types.js';
 
+/** The counters as the one process reads them, at once (metering counts a request in its hold's synchronous step). */
+export interface SyncRateCounters {
+  addNow(key: string, windowStart: number, amount: number): number;
+  getNow(key: string, windowStart: number): number;
+}
+
 /**
  * Rate-limit counters in memory: SQLite means one server process, and a counter that resets
  * with a restart only forgives one minute. A multi-instance backend shares them instead.
@@ -8,7 +14,7 @@ import type { RateCounter } from '../types.js';
  * previous minute may still add its tokens there): when a window opens, what is older goes in one
  * step, so every caller ever seen does not stay in memory, and no sweep walks the counters.
  */
-export function createRateCounters(): RateCounter {
+export function createRateCounters(): RateCounter & SyncRateCounters {
   const windows = new Map<number, Map<string, number>>();
   const windowOf = (windowStart: number) => {
     let counters = windows.get(windowStart);
@@ -28,6 +34,8 @@ export function createRateCounters(): RateCounter {
   };
   const get = (key: string, windowStart: number) => windows.get(windowStart)?.get(key) ?? 0;
   return {
+    addNow: add,
+    getNow: get,
     add: async (key, windowStart, amount) => add(key, windowStart, amount),
     get: async (key, windowStart) => get(key, windowStart),
     addAndGet: async (key, readKey, windowStart, amount) => ({ added: add(key, windowStart, amount), read: get(readKey, windowStart) }),

@@ -50,8 +50,42 @@ export type HeldBudgets = Partial<Record<BudgetKind, BudgetStanding>>;
 /** The windows a settlement's charge counts in (those its hold counted in). */
 export type BudgetWindows = Partial<Record<BudgetKind, string>>;
 
-export type HoldResult =
+/**
+ * A request counted against its caller's rate limits in the same step as its hold (one round trip
+ * on a shared store): one more request on `requestKey`, and the tokens settled so far read from
+ * `tokenKey`, both in the one-minute window starting at `windowStart`. Past the request limit, or
+ * once the tokens have reached theirs, nothing is held (server/services/rate-limits.ts).
+ */
+export interface RateCount {
+  windowStart: number;
+  requestKey: string;
+  requestLimit: number;
+  tokenKey: string;
+  tokenLimit: number;
+}
+
+/** Where a caller stood once its request was counted: requests counted (this one included) and tokens settled in the window. */
+export interface RateStanding {
+  requests: number;
+  tokens: number;
+}
+
+/** Whether a request counted at `standing` may go on. */
+export const rateAllows = (rate: RateCount, standing: RateStanding): boolean =>
+  standing.requests <= rate.requestLimit && standing.tokens < rate.tokenLimit;
+
+/** Tokens a settlement adds to its caller's counter, in the same step as its charge where the store can. */
+export interface TokenCount {
+  key: string;
+  windowStart: number;
+  tokens: number;
+}
+
+/** What a hold found; `rate` when it counted the request (`rateLimited`: past a limit, so nothing held). */
+export type HoldResult = (
   | { ok: true; budgets?: HeldBudgets }
   | { ok: false; availableMicro: number }
   | { ok: false; budgetExceeded: BudgetStanding & { kind: BudgetKind } }
-  | { ok: false; userLimit: { spentMicro: number; pendingMicro: number; limitMicro: number } };
+  | { ok: false; userLimit: { spentMicro: number; pendingMicro: number; limitMicro: number } }
+  | { ok: false; rateLimited: true }
+) & { rate?: RateStanding };

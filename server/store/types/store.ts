@@ -1,5 +1,5 @@
 import type { BillingLine, CheckoutSessionRecord, LedgerAudit, SubscriptionInvoiceRecord, SubscriptionRecord } from './billing.js';
-import type { BudgetChecks, BudgetWindows, Grant, HoldResult, Payer } from './money.js';
+import type { BudgetChecks, BudgetWindows, Grant, HoldResult, Payer, RateCount, TokenCount } from './money.js';
 import type { ApiKeyPatch, ApiKeyRecord, AppDeletion, AppPatch, AppRecord, AppScope, AppUserPatch, AppUserRecord, BalanceDestination, DeveloperRecord, KeyOwner, NewApiKey, NewApp, Page, PageOf, SigningKeyRecord, TextChannel, TextRegistrationRecord } from './records.js';
 import type { ResponseOwner, StoredResponse, StoredResponseEvent } from './responses.js';
 import type { BreakerStore, RateCounter, UsageEvent, UsageFilter, UsageTotals } from './usage.js';
@@ -80,16 +80,27 @@ export interface Store {
      * With `budgets`, each budget that applies (the key's, the user's own or their app's default):
      * the spend in its current window (rolled first when the window has ended), its holds on any
      * instance and this one must stay within it, in the same atomic step.
+     * With `rate`, the request is first counted against its caller's rate limits in the same step
+     * (see RateCount), and the result says where the caller stands.
      * Says which check failed, with its figures; nothing is held then.
      */
-    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string, budgets?: BudgetChecks): Promise<HoldResult>;
+    hold(payer: Payer, amountMicro: number, requestId: string, capUser?: string, budgets?: BudgetChecks, rate?: RateCount): Promise<HoldResult>;
     /**
      * Releases the hold of request `usage.requestId` and charges the real cost in one
      * transaction, with its ledger entry and usage row. The charge never exceeds what the payer has.
      * With `windows` (those the hold counted in), the charge is added to the key's and the user's
      * spend in that window; a window that has rolled meanwhile is not charged for the old one's requests.
+     * With `tokens`, they are added to the caller's rate counter in the same step. Idempotent: a
+     * request whose usage row is written already moves nothing again and answers its stored charge.
      */
-    settle(payer: Payer, heldMicro: number, costMicro: number, usage: UsageEvent, windows?: BudgetWindows): Promise<{ chargedMicro: number }>;
+    settle(
+      payer: Payer,
+      heldMicro: number,
+      costMicro: number,
+      usage: UsageEvent,
+      windows?: BudgetWindows,
+      tokens?: TokenCount,
+    ): Promise<{ chargedMicro: number }>;
     /** What requests in flight hold against key `keyId`'s budget. */
     keyHeld(keyId: string): Promise<number>;
     /** Balance and held amount of a payer, in micro-credits. */
