@@ -15,6 +15,10 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 export interface TerminalSession {
   /** The visible screen, as text. */
   screen(): string;
+  /** The scrollback and the screen, as text, one line a row as tmux holds them (rewrapped on a resize). */
+  scrollback(): string;
+  /** Changes the terminal's size, as a user dragging its window does: tmux rewraps its rows and signals the program. */
+  resize(columns: number, rows: number): void;
   /** The visible screen with its colours (SGR escape sequences). */
   screenWithColours(): string;
   /** Keys as tmux names them (`Enter`, `C-d`), or literal text with `literal: true`. */
@@ -54,6 +58,9 @@ export function startTerminal(name: string, args: string[], size: { columns: num
   return {
     screen,
     screenWithColours: () => tmux('capture-pane', '-p', '-e', '-t', id).stdout,
+    // -J: rows tmux wrapped are joined back into the line they are, as a terminal's copy would.
+    scrollback: () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', id).stdout,
+    resize: (columns, rows) => void tmux('resize-window', '-t', id, '-x', String(columns), '-y', String(rows)),
     send: (keys, options = {}) => void tmux('send-keys', '-t', id, ...(options.literal ? ['-l'] : []), keys),
     paste(text) {
       const file = join(home, 'paste-buffer');

@@ -11,6 +11,7 @@ vi.hoisted(() => {
 import { markdownWidth, renderMarkdown } from '../../src/tui/chat/markdown.js';
 import { chatOnScreen } from '../bench/lib/chat-screen.js';
 import { headlessTerminal } from '../helpers/xterm.js';
+import { hasTmux, startTerminal } from '../helpers/tmux.js';
 import { scriptedProvider } from '../helpers/providers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -283,4 +284,71 @@ describe('a resize while a list or a table streams: the scrollback is the one-sh
       }, 90_000);
     }
   }
+});
+
+describe.skipIf(!hasTmux)('in a real terminal (tmux, svc chat), resized mid-answer', () => {
+  /**
+   * `svc chat` streams `text` in tmux; once `after` is on the screen the answer waits until the
+   * terminal has taken size `to` and the chat has redrawn for it. The answer's rows as tmux holds
+   * them, wrapped rows joined back (-J), once the chat is idle.
+   */
+  async function streamedInTmux(text: string, after: string, to: [number, number]): Promise<string[]> {
+    answer = text;
+    const session = startTerminal('handoff', ['chat', '--api-url', server.url, '--model', 'script/answer'], { columns: 100, rows: 30 }, {
+      SVC_API_KEY: server.liveKey,
+    });
+    try {
+      await session.showing('Ask anything');
+      let resized: () => void = () => {};
+      const done = new Promise<void>((resolve) => (resized = resolve));
+      let deltas = 0;
+      const resizeAt = Math.ceil((text.indexOf(after) + after.length) / DELTA);
+      betweenDeltas = async () => {
+        if (++deltas === resizeAt) await done;
+      };
+      session.send('show me', { literal: true });
+      session.send('Enter');
+      await session.poll(`${after} on the screen`, () => session.screen().includes(after));
+      session.resize(...to);
+      // Redrawn for the new size: every row fits in its width, the screen has its height.
+      await session.poll('a redraw at the new size', () => {
+        const rows = session.screen().replace(/\n$/, '').split('\n');
+        return rows.length === to[1] && rows.every((line) => line.length <= to[0]);
+      });
+      resized();
+      await session.poll('the answer', () => /\d+ tokens · \d+ credits/.test(session.screen()));
+      const lines = session.scrollback().split('\n').map((line) => line.trimEnd());
+      const question = lines.findIndex((line) => line === '› show me');
+      expect(question).toBeGreaterThanOrEqual(0);
+      return lines.slice(question + 2);
+    } finally {
+      betweenDeltas = null;
+      session.close();
+    }
+  }
+
+  const cases: [string, string, string][] = [
+    ['a 60-row table', table(60), 'R20x'],
+    ['60 nested list items', nestedList(60), 'I23x'],
+  ];
+  for (const [name, text, after] of cases) {
+    it(`${name}, 100×30 → 60×30`, async () => {
+      const rows = await streamedInTmux(text, after, [60, 30]);
+      // Joined back, the rows printed before the resize are the render at 100 columns.
+      const from = oneShot(text, 100);
+      const to = oneShot(text, 60);
+      const candidates = Array.from({ length: from.length + 1 }, (_, split) => [...from.slice(0, split), ...restAt(from, to, split)]);
+      const best = candidates.reduce((a, b) => (sharedRows(b, rows) > sharedRows(a, rows) ? b : a));
+      expect(rows.slice(0, best.length)).toEqual(best);
+      expect(rows[best.length]).toBe('');
+    }, 90_000);
+  }
+
+  it('a long paragraph, 100×30 → 100×14 under ~24 live rows: no line lost', async () => {
+    const words = Array.from({ length: 600 }, (_, i) => `w${i}x`);
+    const rows = await streamedInTmux(`Intro.\n\n${words.join(' ')}\n\nThe end.`, 'w400x', [100, 14]);
+    expect(rows[0]).toBe('Intro.');
+    expect([...new Set(markers(rows, /\bw\d+x\b/g))]).toEqual(words);
+    expect(rows.filter((line) => line === 'The end.')).toHaveLength(1);
+  }, 90_000);
 });
