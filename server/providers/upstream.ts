@@ -107,6 +107,22 @@ function upstreamMessage(text: string): { message: string; code: string | null; 
   return { message: text.slice(0, 200) || 'no message', code: null, param: null };
 }
 
+/** Whether a body's end has arrived (the rest of it is buffered): read through, it ends at once. */
+function hasAllArrived(body: UpstreamResponse['body']): boolean {
+  // Node keeps it in the stream's state; a stream without one is treated as still arriving.
+  const state = (body as { _readableState?: { ended?: unknown } })._readableState;
+  return state?.ended === true && !body.destroyed;
+}
+
+/** Reads what is left of a body that has all arrived, to its end. */
+async function readOut(chunks: AsyncIterator<unknown>): Promise<void> {
+  try {
+    while (!(await chunks.next()).done);
+  } catch {
+    // the caller has what it wanted: an error after it is nobody's
+  }
+}
+
 /**
  * HTTP to one upstream: a keep-alive pool and connect/first-byte/idle timeouts; one try per call.
  * Failures become the API's errors (502/504, or the upstream's 400/429 where the fault is the
@@ -191,12 +207,30 @@ export function createUpstream(options: UpstreamOptions) {
       throw await failureFor(response.status, response);
     },
 
-    /** The body of a response from `send`, as it arrives; a stalled or broken body is thrown as the API's error. */
+    /**
+     * The body of a response from `send`, as it arrives; a stalled or broken body is thrown as the
+     * API's error. A reader that stops early (a stream's last event read) lets the rest of a body
+     * that has all arrived be read out rather than destroyed: destroying makes an AbortError, with
+     * its stack, for every streamed answer.
+     */
     async *read(response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<Buffer> {
+      const chunks = response.body[Symbol.asyncIterator]();
+      let ended = false;
       try {
-        for await (const chunk of response.body) yield chunk as Buffer;
+        for (;;) {
+          const next = await chunks.next();
+          if (next.done) break;
+          yield next.value as Buffer;
+        }
+        ended = true;
       } catch (error) {
+        ended = true;
         throw transportError(error, signal, 'body') ?? error;
+      } finally {
+        if (!ended) {
+          if (hasAllArrived(response.body)) void readOut(chunks);
+          else await chunks.return?.();
+        }
       }
     },
 
