@@ -107,6 +107,36 @@ export interface ResponsesCall {
 export interface ResponseStreamEvent {
   event: string;
   data: Record<string, unknown> & { type: string };
+  /** `data` as the upstream wrote it, while nothing of it has changed: passed on as it is, not encoded again. */
+  raw?: string;
+}
+
+/**
+ * One chunk of an OpenAI-type stream relayed as the upstream wrote it (a chat completion on an
+ * OpenAI-type upstream): its JSON text, and what metering reads of it.
+ */
+export interface RelayedChatChunk {
+  /** The chunk's JSON text as the upstream sent it. */
+  data: string;
+  /** The chunk parsed: only what the relay reads of it is checked. */
+  json: Record<string, unknown>;
+  /** It has choices (a chunk with neither choices nor usage is not passed on). */
+  hasChoices: boolean;
+  /** Characters of output it writes (text, reasoning, tool arguments): the first token, and the estimate of a stream cut short. */
+  written: number;
+  /** Its usage, evened out (a missing total summed), where it has one. */
+  usage: ChatUsage | null;
+  /** The service tier it says served the request. */
+  serviceTier: string | null;
+}
+
+/**
+ * A chat completion relayed as the upstream answered it (its shape checked in full only under
+ * test), with its usage (the upstream's, or estimated) set in it and read.
+ */
+export interface RelayedCompletion {
+  answer: ChatCompletionJson & { usage: ChatUsage };
+  usage: TokenUsage;
 }
 
 /** The upstream's own Responses API; the gateway translates to chat completions without it. */
@@ -149,6 +179,9 @@ export interface ProviderAdapter {
   chat(call: ChatCall): Promise<{ completion: ChatCompletionJson; usage: TokenUsage }>;
   /** Chunks as they arrive; the last one carries `usage` when the upstream reports it. */
   chatStream(call: ChatCall): AsyncIterable<ChatChunk>;
+  /** An upstream that speaks chat completions itself: the answer as it sent it, parsed only where metering reads it. */
+  relayChat?(call: ChatCall): Promise<RelayedCompletion>;
+  relayChatStream?(call: ChatCall): AsyncIterable<RelayedChatChunk>;
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
   responses?: NativeResponses;
   messages?: NativeMessages;

@@ -196,8 +196,10 @@ interface Target {
   pids: (number | undefined)[];
 }
 
-const MODES = ['non-streamed', 'streamed'] as const;
-export type Mode = (typeof MODES)[number];
+const ALL_MODES = ['non-streamed', 'streamed'] as const;
+export type Mode = (typeof ALL_MODES)[number];
+/** `BENCH_MODES=streamed` measures one mode alone (a CPU profile of one path). */
+const MODES = ALL_MODES.filter((mode) => (process.env.BENCH_MODES ?? ALL_MODES.join(',')).split(',').includes(mode));
 
 /** A chat completion, streamed or not, to `path` (the upstream's or svc's) with `headers`. */
 export function chatLoadRequest(path: string, model: string, headers: Record<string, string>, mode: Mode): LoadRequest {
@@ -396,8 +398,8 @@ export async function gatewayLoad(): Promise<void> {
     const pgTargets = database ? (['svc pg', 'svc pg ×2'] as const) : [];
 
     const measure = async (target: Target) => {
-      for (const mode of MODES) await verify(target, mode);
-      served.set(target.name, MODES.length);
+      for (const mode of ALL_MODES) await verify(target, mode);
+      served.set(target.name, ALL_MODES.length);
       for (const connections of CONNECTIONS) {
         for (const mode of MODES) {
           const result = await runLoad({

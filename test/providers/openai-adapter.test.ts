@@ -3,6 +3,7 @@ import { createOpenAIAdapter } from '../../server/providers/openai/adapter.js';
 import type { ChatBody, ChatCall, ChatChunk, ProviderAdapter } from '../../server/providers/types.js';
 import { createUpstream } from '../../server/providers/upstream.js';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../fixtures/fake-openai.js';
+import { apiError, collect } from '../helpers/adapters.js';
 
 let fake: FakeOpenAI;
 let adapter: ProviderAdapter;
@@ -26,20 +27,6 @@ function chatCall(body: Partial<ChatBody> = {}, signal = new AbortController().s
   const messages: ChatBody['messages'] = [{ role: 'user', content: 'hello there' }];
   return { model: 'gpt-fake', body: { model: 'openai/gpt-fake', messages, ...body }, maxOutputTokens: 100, signal };
 }
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
-/** What an ApiError the adapter throws must look like. */
-const apiError = (status: number, code: string, message: string | RegExp) => ({
-  name: 'ApiError',
-  status,
-  code,
-  message: typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message),
-});
 
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } };
 

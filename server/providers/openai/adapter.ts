@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { parseEventStream, type ServerSentEvent } from '../../../src/contract/sse.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { estimateChatInputTokens, estimateTokens, UNBOUNDED } from '../tokens.js';
-import type { ChatCall, NativeResponses, ProviderAdapter, ResponsesCall } from '../types.js';
+import { checkRelayedAnswers } from '../answer-checks.js';
+import type { ChatCall, NativeResponses, ProviderAdapter, ResponsesCall, ResponseStreamEvent } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import {
   UpstreamChatChunk,
@@ -13,6 +14,7 @@ import {
   UpstreamStreamError,
   writtenText,
 } from './schemas.js';
+import { createChatRelay } from './relay.js';
 import { tokenUsageOfChat } from './usage.js';
 
 export interface OpenAIAdapterOptions {
@@ -34,8 +36,9 @@ const RESPONSE_END = new Set(['response.completed', 'response.failed', 'response
 
 /**
  * Any OpenAI-compatible upstream (OpenAI, OpenRouter, Groq, Together, Ollama, vLLM, LM Studio):
- * requests go out in OpenAI's shapes with the upstream's model id, answers are validated and
- * come back as they are.
+ * requests go out in OpenAI's shapes with the upstream's model id. Answers to translate are
+ * validated and evened out (`chat`, `chatStream`); a chat completion relayed to a chat-completions
+ * client is read only where metering needs it (`relayChat`, `relayChatStream`, relay.ts).
  */
 export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdapter {
   const { upstream } = options;
@@ -73,7 +76,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
           throw upstreamBadResponse(provider, 'a stream event that is not JSON');
         }
       }
-      yield { ...event, json };
+      yield { event: event.event, data: event.data, json };
     }
   }
 
@@ -85,9 +88,16 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
 
     async *stream(call) {
       for await (const event of stream('/responses', responsesRequest(call, true), call.signal)) {
-        const data = parse(UpstreamResponseEvent, event.json, 'a response event');
+        // Every event is read for its type (a delta for its text, a response for its usage) and
+        // relayed as written: its shape is checked in full only where answers are (under test).
+        const json = event.json;
+        if (checkRelayedAnswers) parse(UpstreamResponseEvent, json, 'a response event');
+        if (typeof json !== 'object' || json === null || typeof (json as { type?: unknown }).type !== 'string') {
+          throw upstreamBadResponse(provider, 'a response event without a type');
+        }
+        const data = json as ResponseStreamEvent['data'];
         if (data.type === 'error') throw midStreamError(data.message);
-        yield { event: event.event ?? data.type, data };
+        yield { event: event.event ?? data.type, data, raw: event.data };
         if (RESPONSE_END.has(data.type)) return;
       }
       throw upstreamBadResponse(provider, 'the stream ended before the response did');
@@ -95,6 +105,8 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
   };
 
   return {
+    ...createChatRelay(upstream, chatRequest),
+
     async chat(call) {
       const raw = await upstream.json('/chat/completions', { body: chatRequest(call, false), signal: call.signal });
       const completion = parse(UpstreamChatCompletion, raw, 'a chat completion');

@@ -28,7 +28,8 @@ const CompletionDetails = z.looseObject({
   rejected_prediction_tokens: absent(count),
 });
 
-const ChatUsage = z
+/** A chat completion's usage, evened out (a missing total summed, null details left out): what a relay reads and bills. */
+export const UpstreamChatUsage = z
   .looseObject({
     prompt_tokens: count,
     completion_tokens: count,
@@ -93,7 +94,7 @@ export const UpstreamChatCompletion = z.looseObject({
       }),
     )
     .min(1),
-  usage: absent(ChatUsage),
+  usage: absent(UpstreamChatUsage),
 });
 
 const ToolCallDelta = z.looseObject({
@@ -123,7 +124,7 @@ export const UpstreamChatChunk = z.looseObject({
       ...MatchedStop,
     }),
   ),
-  usage: absent(ChatUsage),
+  usage: absent(UpstreamChatUsage),
   service_tier: z.string().nullish(),
 });
 

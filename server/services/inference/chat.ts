@@ -5,6 +5,7 @@ import type { ChatBody, ChatChunk, ModelEntry } from '../../providers/types.js';
 import type { Caller } from './caller.js';
 import { rewriteChunks, rewriteCompletion } from './image-model.js';
 import { asApiError, meteredChunks } from './metered-stream.js';
+import { relayedChatEvents, settledCompletion } from './chat-relay.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
 import { routingOf, type Routing } from './routing/runner.js';
@@ -52,14 +53,27 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const sent = upstreamBody(body);
       const callOf = (entry: ModelEntry) => ({ model: entry.model, body: sent, maxOutputTokens: outputOf(entry), signal });
       const inputOf = (entry: ModelEntry) => [first, ...alternatives].find((target) => target.entry === entry)?.input ?? first.input;
+      // A chat-completions client of an upstream that speaks chat completions gets the upstream's
+      // answer as it was written, read only for metering (an image model to put into tool calls
+      // needs the answer read; so does a translation to another protocol).
+      const relays = operation === 'chat.completions' && !body.image_model;
       if (body.stream) {
         const includeUsage = body.stream_options?.include_usage === true;
-        const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, ({ entry, adapter }) => firstEventOf(adapter.chatStream(callOf(entry))));
-        const chunks = meteredChunks(rewriteChunks(value, body.image_model), meter, inputOf(target.entry), signal);
-        return new SseReply(chatEvents(chunks, target.entry.id, includeUsage, signal));
+        const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, async ({ entry, adapter }) =>
+          relays && adapter.relayChatStream
+            ? { kind: 'relayed' as const, chunks: await firstEventOf(adapter.relayChatStream(callOf(entry))) }
+            : { kind: 'read' as const, chunks: await firstEventOf(adapter.chatStream(callOf(entry))) },
+        );
+        const modelId = target.entry.id;
+        if (value.kind === 'relayed') return new SseReply(relayedChatEvents(value.chunks, meter, { input: inputOf(target.entry), modelId, includeUsage, signal }));
+        const chunks = meteredChunks(rewriteChunks(value.chunks, body.image_model), meter, inputOf(target.entry), signal);
+        return new SseReply(chatEvents(chunks, modelId, includeUsage, signal));
       }
-      const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, ({ entry, adapter }) => adapter.chat(callOf(entry)));
+      const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, async ({ entry, adapter }) =>
+        relays && adapter.relayChat ? { kind: 'relayed' as const, ...(await adapter.relayChat(callOf(entry))) } : { kind: 'read' as const, ...(await adapter.chat(callOf(entry))) },
+      );
       try {
+        if (value.kind === 'relayed') return await settledCompletion(value, meter, target.entry.id);
         const { completion, usage } = value;
         const { chargedMicro } = await meter.settle(usage, 'ok');
         const answer = rewriteCompletion(completion, body.image_model);

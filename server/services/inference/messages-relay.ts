@@ -4,6 +4,7 @@ import type { MessagesBody } from '../../../src/contract/schemas/messages.js';
 import { anthropicError } from '../../error-shapes.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
+import { spliceStringField } from '../../providers/json-splice.js';
 import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
@@ -17,11 +18,25 @@ import { firstEventOf, serveMetered } from './routing/served.js';
 import { cappedMessagesSearches } from './web-searches.js';
 
 /** What the relay reads of the events that carry usage; the rest passes as the upstream wrote it. */
-const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish() }) });
+const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish(), model: z.unknown() }) });
 const MessageDelta = z.looseObject({ usage: AnthropicUsage.nullish() });
-const ContentDelta = z.looseObject({
-  delta: z.looseObject({ text: z.string().optional(), thinking: z.string().optional(), partial_json: z.string().optional() }),
-});
+
+const lengthOf = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+
+/**
+ * The characters a `content_block_delta` writes (text, thinking, tool input), 0 when it cannot
+ * be read (it is passed on all the same): read on every delta, so without a schema.
+ */
+function writtenChars(data: string): number {
+  try {
+    const { delta } = JSON.parse(data) as { delta?: unknown };
+    if (typeof delta !== 'object' || delta === null) return 0;
+    const { text, thinking, partial_json: partialJson } = delta as Record<string, unknown>;
+    return lengthOf(text) + lengthOf(thinking) + lengthOf(partialJson);
+  } catch {
+    return 0;
+  }
+}
 
 /** The JSON of an event the relay must read, or null when it cannot be read (it is passed on all the same). */
 function read<T extends z.ZodType>(schema: T, data: string): z.output<T> | null {
@@ -72,13 +87,15 @@ async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter,
         const start = read(MessageStart, data);
         if (start) {
           usage = mergeUsage(usage, start.message.usage ?? {});
-          yield { event, data: JSON.stringify({ ...start, message: { ...start.message, model: modelId } }) };
+          // The model id put in place of the upstream's; the rest of the event as it was written.
+          const upstreamModel = start.message.model;
+          const spliced = typeof upstreamModel === 'string' ? spliceStringField(data, 'model', 2, upstreamModel, JSON.stringify(modelId)) : null;
+          yield { event, data: spliced ?? JSON.stringify({ ...start, message: { ...start.message, model: modelId } }) };
           continue;
         }
       } else if (event === 'content_block_delta') {
         meter.firstToken();
-        const delta = read(ContentDelta, data)?.delta;
-        producedChars += (delta?.text?.length ?? 0) + (delta?.thinking?.length ?? 0) + (delta?.partial_json?.length ?? 0);
+        producedChars += writtenChars(data);
       } else if (event === 'message_delta') {
         const delta = read(MessageDelta, data);
         usage = mergeUsage(usage, delta?.usage ?? {});

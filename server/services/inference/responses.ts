@@ -5,7 +5,7 @@ import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { tokenUsageOfResponse } from '../../providers/openai/usage.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
-import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, estimateTokens, inputBoundOf, type InputBound } from '../../providers/tokens.js';
+import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, inputBoundOf, tokensOfLength, type InputBound } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { ResponseOwner, StoredResponse } from '../../store/types.js';
@@ -248,24 +248,28 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     upstream: { id: string | null },
   ): AsyncGenerator<ResponseStreamEvent> {
     let usage: TokenUsage | null = null;
-    let produced = '';
+    let producedChars = 0;
     let status: 'ok' | 'error' | 'canceled' = 'ok';
     try {
       for await (const event of stream) {
-        const data = { ...event.data };
-        if (typeof data.delta === 'string') {
+        const { delta, response } = event.data;
+        if (typeof delta === 'string') {
           p.meter.firstToken();
-          produced += data.delta;
+          producedChars += delta.length;
         }
-        const response = data.response as Json | undefined;
-        if (response) {
-          if (typeof response.id === 'string') upstream.id = response.id;
-          usage = tokenUsageOfResponse(response) ?? usage;
-          // The final response is settled before it is passed on, so its usage carries the cost.
-          if (usage && (event.event === 'response.completed' || event.event === 'response.incomplete')) {
-            const { chargedMicro } = await p.meter.settle(usage, 'ok');
-            data.response = withCost(response, chargedMicro);
-          }
+        // Most events (the deltas) go on as they came; only a response object is read and rewritten.
+        if (!response || typeof response !== 'object') {
+          yield event;
+          continue;
+        }
+        const data = { ...event.data };
+        const object = response as Json;
+        if (typeof object.id === 'string') upstream.id = object.id;
+        usage = tokenUsageOfResponse(object) ?? usage;
+        // The final response is settled before it is passed on, so its usage carries the cost.
+        if (usage && (event.event === 'response.completed' || event.event === 'response.incomplete')) {
+          const { chargedMicro } = await p.meter.settle(usage, 'ok');
+          data.response = withCost(object, chargedMicro);
         }
         yield { event: event.event, data };
       }
@@ -274,7 +278,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       throw error;
     } finally {
       if (signal.aborted && status === 'ok') status = 'canceled';
-      await p.meter.settle(usage ?? { inputTokens: p.inputBound.exact(), outputTokens: estimateTokens(produced) }, status);
+      await p.meter.settle(usage ?? { inputTokens: p.inputBound.exact(), outputTokens: tokensOfLength(producedChars) }, status);
     }
   }
 
@@ -310,7 +314,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       for await (const event of events) {
         sequence = typeof event.data.sequence_number === 'number' ? event.data.sequence_number + 1 : sequence + 1;
         if (event.event === 'response.completed' || event.event === 'response.incomplete') await save(caller, event.data.response as Json, p, upstream.id);
-        yield { event: event.event, data: JSON.stringify(event.data) };
+        yield { event: event.event, data: event.raw ?? JSON.stringify(event.data) };
       }
     } catch (error) {
       if (signal.aborted) return;

@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+import { parseEventStream } from '../../../src/contract/sse.js';
+import { checkRelayedAnswers } from '../answer-checks.js';
+import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
+import { estimateChatInputTokens, tokensOfLength, UNBOUNDED } from '../tokens.js';
+import type { ChatCall, RelayedChatChunk, RelayedCompletion } from '../types.js';
+import type { Upstream } from '../upstream.js';
+import { UpstreamChatChunk, UpstreamChatCompletion, UpstreamChatUsage, UpstreamStreamError } from './schemas.js';
+import { tokenUsageOfChat } from './usage.js';
+
+/**
+ * Chat completions relayed from an upstream that speaks them: the answer goes on as the upstream
+ * wrote it, and only what metering needs is read (the usage, the service tier, the output written
+ * so far). What the gateway reads must be there; the rest is checked in full only where
+ * `checkRelayedAnswers` says (under test), as re-validating every chunk costs more than relaying it.
+ */
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const lengthOf = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+
+/** Characters a delta (or a message) writes: reasoning (under either name its host gives it), text, tool arguments. */
+function writtenLength(delta: unknown): number {
+  if (!isObject(delta)) return 0;
+  let length = lengthOf(delta.content) + (typeof delta.reasoning_content === 'string' ? delta.reasoning_content.length : lengthOf(delta.reasoning));
+  if (Array.isArray(delta.tool_calls)) {
+    for (const call of delta.tool_calls) if (isObject(call) && isObject(call.function)) length += lengthOf(call.function.arguments);
+  }
+  return length;
+}
+
+export function createChatRelay(upstream: Upstream, request: (call: ChatCall, stream: boolean) => Json) {
+  const provider = upstream.provider;
+  const parse = <T extends z.ZodType>(schema: T, value: unknown, what: string) => parseUpstream(provider, schema, value, what);
+  const usageOf = (value: unknown, what: string) => (value == null ? null : parse(UpstreamChatUsage, value, `${what}: usage`));
+
+  /** One chunk's JSON as the relay reads it; an error event, or a chunk the relay cannot read, is thrown. */
+  function chunkOf(data: string): RelayedChatChunk {
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      throw upstreamBadResponse(provider, 'a stream event that is not JSON');
+    }
+    if (!isObject(json)) throw upstreamBadResponse(provider, 'a chat completion chunk that is not an object');
+    if ('error' in json) {
+      const failure = UpstreamStreamError.safeParse(json);
+      if (failure.success) throw upstreamStreamError(provider, upstream.redact(failure.data));
+    }
+    if (checkRelayedAnswers) parse(UpstreamChatChunk, json, 'a chat completion chunk');
+    const { choices } = json;
+    if (!Array.isArray(choices)) throw upstreamBadResponse(provider, 'a chat completion chunk: choices is not a list');
+    let written = 0;
+    for (const choice of choices) if (isObject(choice)) written += writtenLength(choice.delta);
+    return {
+      data,
+      json,
+      hasChoices: choices.length > 0,
+      written,
+      usage: usageOf(json.usage, 'a chat completion chunk'),
+      serviceTier: typeof json.service_tier === 'string' ? json.service_tier : null,
+    };
+  }
+
+  return {
+    async relayChat(call: ChatCall): Promise<RelayedCompletion> {
+      const answer = await upstream.json('/chat/completions', { body: request(call, false), signal: call.signal });
+      if (checkRelayedAnswers) parse(UpstreamChatCompletion, answer, 'a chat completion');
+      if (!isObject(answer) || !Array.isArray(answer.choices) || answer.choices.length === 0) {
+        throw upstreamBadResponse(provider, 'a chat completion: choices is not a list of at least one');
+      }
+      // An upstream that does not count gets an estimate: what is billed is what the answer says.
+      const first: unknown = answer.choices[0];
+      const usage = usageOf(answer.usage, 'a chat completion') ?? estimatedUsage(call, isObject(first) ? first.message : null);
+      answer.usage = usage;
+      return { answer: answer as RelayedCompletion['answer'], usage: tokenUsageOfChat(usage, typeof answer.service_tier === 'string' ? answer.service_tier : null) };
+    },
+
+    async *relayChatStream(call: ChatCall): AsyncGenerator<RelayedChatChunk> {
+      const response = await upstream.send('/chat/completions', { body: request(call, true), signal: call.signal, headers: { accept: 'text/event-stream' } });
+      for await (const { data } of parseEventStream(upstream.read(response, call.signal))) {
+        // Events already read stay unsent once the caller has gone.
+        call.signal.throwIfAborted();
+        if (data === '[DONE]') return;
+        if (data.trim() !== '') yield chunkOf(data);
+      }
+      throw upstreamBadResponse(provider, 'the stream ended without [DONE]');
+    },
+  };
+}
+
+/** Usage by estimate, for an upstream that does not count (some local servers do not). */
+function estimatedUsage(call: ChatCall, message: unknown) {
+  const input = estimateChatInputTokens(call.body, UNBOUNDED);
+  const output = tokensOfLength(writtenLength(message));
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+}

@@ -1,0 +1,90 @@
+import { spliceStringField } from '../../providers/json-splice.js';
+import { chatUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
+import { tokensOfLength, type InputBound } from '../../providers/tokens.js';
+import type { ChatCompletionJson, RelayedChatChunk, RelayedCompletion, TokenUsage } from '../../providers/types.js';
+import { microToCredits } from '../../store/money.js';
+import type { SseEvent } from '../../streams.js';
+import { asApiError } from './metered-stream.js';
+import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
+
+/**
+ * A chat completion relayed from an upstream that speaks chat completions (the client does too):
+ * the upstream's answer goes on as it was written, with the gateway's model id put in its place and
+ * the usage carrying what was charged; only metering reads it (server/providers/openai/relay.ts).
+ */
+
+/** A chunk's JSON text with the gateway's model id for the upstream's: spliced in place, re-encoded only where it cannot be. */
+function withModel(chunk: RelayedChatChunk, modelId: string, modelJson: string): string {
+  const upstreamModel = chunk.json.model;
+  const spliced = typeof upstreamModel === 'string' ? spliceStringField(chunk.data, 'model', 1, upstreamModel, modelJson) : null;
+  return spliced ?? JSON.stringify({ ...chunk.json, model: modelId });
+}
+
+/** The settled answer: the upstream's own, under the gateway's model id, its usage with what was charged. */
+export async function settledCompletion(relayed: RelayedCompletion, meter: Meter, modelId: string): Promise<ChatCompletionJson> {
+  const { answer, usage } = relayed;
+  const { chargedMicro } = await meter.settle(usage, 'ok');
+  answer.model = modelId;
+  answer.usage = { ...answer.usage, cost: microToCredits(chargedMicro) };
+  return answer;
+}
+
+/**
+ * Relayed chunks as the client's events, metered on the way: marks the first token, and when the
+ * stream ends — finished, failed, or cut short by the client — settles exactly once for what was
+ * produced (the upstream's usage, else an estimate of what was written). The usage comes last, in
+ * a chunk of its own, after the settlement, so it carries what was charged (`cost`), and only when
+ * the client asked for it (`include_usage`); then `[DONE]`. A failure after the stream has started
+ * is one error event, then the end.
+ */
+export async function* relayedChatEvents(
+  chunks: AsyncIterable<RelayedChatChunk>,
+  meter: Meter,
+  options: { input: InputBound; modelId: string; includeUsage: boolean; signal: AbortSignal },
+): AsyncGenerator<SseEvent> {
+  const { input, modelId, includeUsage, signal } = options;
+  const modelJson = JSON.stringify(modelId);
+  let usage: TokenUsage | null = null;
+  let usageChunk: RelayedChatChunk | null = null;
+  let last: RelayedChatChunk | null = null;
+  let written = 0;
+  const estimate = (): TokenUsage => ({ inputTokens: input.exact(), outputTokens: tokensOfLength(written) });
+  try {
+    for await (const chunk of chunks) {
+      last = chunk;
+      // Reasoning is output too: it marks the first token and counts when there is no usage to read.
+      if (chunk.written > 0) {
+        meter.firstToken();
+        written += chunk.written;
+      }
+      if (chunk.usage) {
+        usage = tokenUsageOfChat(chunk.usage, chunk.serviceTier);
+        usageChunk = chunk;
+        // The usage goes on once settled; choices beside it go on now (rare: most upstreams send it alone).
+        if (chunk.hasChoices) yield { data: JSON.stringify({ ...chunk.json, model: modelId, usage: undefined }) };
+      } else if (chunk.hasChoices) {
+        yield { data: withModel(chunk, modelId, modelJson) };
+      }
+    }
+    if (last) {
+      const counted = usage ?? estimate();
+      const { chargedMicro } = await meter.settle(counted, 'ok');
+      if (includeUsage) {
+        const template = usageChunk ?? last;
+        const charged = { ...(usageChunk?.usage ?? chatUsageOf(counted)), cost: microToCredits(chargedMicro) };
+        yield { data: JSON.stringify({ ...template.json, model: modelId, choices: [], usage: charged }) };
+      }
+    }
+    yield { data: '[DONE]' };
+  } catch (error) {
+    // Settled before the error event goes out: whoever reads the end of the stream finds the usage row.
+    await meter.settle(usage ?? estimate(), signal.aborted ? 'canceled' : 'error', signal.aborted ? CLIENT_CLOSED : errorCode(error));
+    if (!signal.aborted) {
+      const { message, type, code, param } = asApiError(error);
+      yield { data: JSON.stringify({ error: { message, type, code, param } }) };
+    }
+  } finally {
+    // A client gone mid-stream (the iteration closed early): what reached it, or the upstream's count.
+    await meter.settle(usage ?? estimate(), signal.aborted ? 'canceled' : 'ok', signal.aborted ? CLIENT_CLOSED : null);
+  }
+}
