@@ -12,17 +12,34 @@ const recordOf = (row: Row | undefined): BreakerRecord | null =>
   row ? { state: row.state, failures: row.failures, windowStartMs: row.window_start_ms, sinceMs: row.since_ms } : null;
 
 /**
- * Circuit breakers every instance shares: what one instance learns of a dead target spares the
- * others the same failures. A change locks the target's row for its transaction, so of two
- * instances that see a cooldown end at once, one sends the probe.
+ * How long a read answers again: every routed request reads its target's breaker, and a read per
+ * request was a round trip per request. Another instance's change shows within this time; this
+ * instance's own at once.
  */
-export function createPostgresBreakers(sql: Sql): BreakerStore {
+export const BREAKER_READ_TTL_MS = 250;
+
+/**
+ * Circuit breakers every instance shares: what one instance learns of a dead target spares the
+ * others the same failures (within BREAKER_READ_TTL_MS). A change locks the target's row for its
+ * transaction, so of two instances that see a cooldown end at once, one sends the probe.
+ */
+export function createPostgresBreakers(sql: Sql, now: () => number = Date.now): BreakerStore {
+  const recent = new Map<string, { record: BreakerRecord | null; readAt: number }>();
+  // A read that began before a change must not put the old answer back.
+  let generation = 0;
   return {
     async read(target) {
+      const cached = recent.get(target);
+      if (cached && now() - cached.readAt < BREAKER_READ_TTL_MS) return cached.record;
+      const ticket = { generation, readAt: now() };
       const [row] = await sql<Row[]>`SELECT state, failures, window_start_ms, since_ms FROM breakers WHERE target = ${target}`;
-      return recordOf(row);
+      const record = recordOf(row);
+      if (ticket.generation === generation) recent.set(target, { record, readAt: ticket.readAt });
+      return record;
     },
     async update(target, change) {
+      generation++;
+      recent.delete(target);
       return sql.begin(async (tx) => {
         // A row to lock even for a target never seen: two first failures at once both count.
         await tx`INSERT INTO breakers (target, state, failures, window_start_ms, since_ms) VALUES (${target}, 'closed', 0, 0, 0) ON CONFLICT (target) DO NOTHING`;
@@ -34,6 +51,9 @@ export function createPostgresBreakers(sql: Sql): BreakerStore {
           UPDATE breakers SET state = ${next.state}, failures = ${next.failures}, window_start_ms = ${next.windowStartMs}, since_ms = ${next.sinceMs}
           WHERE target = ${target}`;
         return next;
+      }).finally(() => {
+        generation++;
+        recent.delete(target);
       });
     },
   };
