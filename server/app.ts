@@ -21,7 +21,7 @@ import type { Store } from './store/types.js';
 import { createPlanCatalog, type PlanCatalog } from './payments/plans.js';
 import type { PaymentsMode } from './payments/processors.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
-import { readServerEnvironment, type ServerEnvironment } from './environment.js';
+import { readServerEnvironment, setVariables, type ServerEnvironment } from './environment.js';
 import { knownTargets } from './metrics/labels.js';
 import { createMetricsObserver } from './metrics/observer.js';
 import { everyObserver } from './metrics/every-observer.js';
@@ -87,7 +87,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const metricsToken = settings.metricsToken ?? environment.SVC_METRICS_TOKEN;
   const webhookSecret = settings.paymentWebhookSecret ?? environment.SVC_PAYMENT_WEBHOOK_SECRET;
   const known = knownTargets(registry);
-  const traces = traceExportFromEnv(env, { known, clock, version: VERSION });
+  const traces = traceExportFromEnv(setVariables(env), { known, clock, version: VERSION });
   const store = await openStore(settings.dbPath, {
     synchronous: environment.SVC_DB_SYNCHRONOUS ?? 'normal',
     ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),

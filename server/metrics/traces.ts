@@ -4,7 +4,6 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Clock } from '../clock.js';
-import { setVariables } from '../environment.js';
 import type { InferenceObserver } from './inference-observer.js';
 import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
 
@@ -50,9 +49,12 @@ function endpointOf(env: NodeJS.ProcessEnv): string | null {
   return url;
 }
 
-/** The trace export the environment asks for, or null; a setting it cannot honour refuses to start. */
-export function traceExportFromEnv(given: NodeJS.ProcessEnv, deps: { known: KnownTargets; clock: Clock; version: string }): TraceExport | null {
-  const env = setVariables(given);
+/**
+ * The trace export the environment asks for, or null; a setting it cannot honour refuses to start.
+ * `env` holds only the variables that are set (server/environment.ts setVariables: empty is unset,
+ * as the OpenTelemetry specification says).
+ */
+export function traceExportFromEnv(env: NodeJS.ProcessEnv, deps: { known: KnownTargets; clock: Clock; version: string }): TraceExport | null {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return null;
   const exporters = env.OTEL_TRACES_EXPORTER?.toLowerCase();
   if (exporters === 'none') return null;
