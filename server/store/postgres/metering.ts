@@ -247,6 +247,27 @@ export function createMeteringRepository(
   }
 
   /**
+   * A group's statements on one connection, sent at once between their BEGIN and COMMIT: one
+   * round trip (sql.begin waits for BEGIN's answer, then for the statements', then for COMMIT's).
+   * The results when all were written and committed, else null. A statement that fails aborts
+   * the transaction: those after it fail too and COMMIT answers ROLLBACK, so nothing was written.
+   * Should BEGIN itself fail, the statements that ran committed one by one: settling is
+   * idempotent, so trying them again alone charges none twice.
+   */
+  async function writeGroup(items: PendingSettle[]): Promise<{ charged: number; stored: boolean }[][] | null> {
+    const connection = await sql.reserve();
+    try {
+      const sent = [connection`BEGIN`, ...items.map((item) => settleStatement(connection, item)), connection`COMMIT`];
+      const answers = await Promise.allSettled(sent);
+      const commit = answers.at(-1);
+      if (answers.some((answer) => answer.status === 'rejected') || commit?.status !== 'fulfilled' || commit.value.command !== 'COMMIT') return null;
+      return answers.slice(1, -1).map((answer) => (answer as PromiseFulfilledResult<{ charged: number; stored: boolean }[]>).value);
+    } finally {
+      connection.release();
+    }
+  }
+
+  /**
    * An account's settlements that arrived together, in one transaction (the statements sent
    * at once, one commit): each still sees the one before it, and none is acknowledged before
    * the commit. When the transaction fails (one bad settlement undoes all), each is tried again
@@ -254,12 +275,7 @@ export function createMeteringRepository(
    */
   async function settleTogether(items: PendingSettle[]): Promise<void> {
     if (items.length > 1) {
-      let results: { charged: number; stored: boolean }[][] | null = null;
-      try {
-        results = await sql.begin((tx) => items.map((item) => settleStatement(tx, item)));
-      } catch {
-        results = null;
-      }
+      const results = await writeGroup(items).catch(() => null);
       if (results) {
         // Committed: each has its charge (or, for an account not there, its error).
         await Promise.all(
