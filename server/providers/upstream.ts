@@ -1,4 +1,4 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors } from 'undici';
 import { ApiError } from '../errors.js';
 import {
   upstreamBadResponse,
@@ -9,6 +9,7 @@ import {
   upstreamTimeout,
   upstreamUnreachable,
 } from './errors.js';
+import { exchange, type ArrivingBody } from './upstream-exchange.js';
 
 export interface UpstreamTimeouts {
   /** To open a connection. */
@@ -78,7 +79,7 @@ export interface SendInit {
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
+  body: ArrivingBody;
 }
 
 const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000 };
@@ -107,22 +108,6 @@ function upstreamMessage(text: string): { message: string; code: string | null; 
   return { message: text.slice(0, 200) || 'no message', code: null, param: null };
 }
 
-/** Whether a body's end has arrived (the rest of it is buffered): read through, it ends at once. */
-function hasAllArrived(body: UpstreamResponse['body']): boolean {
-  // Node keeps it in the stream's state; a stream without one is treated as still arriving.
-  const state = (body as { _readableState?: { ended?: unknown } })._readableState;
-  return state?.ended === true && !body.destroyed;
-}
-
-/** Reads what is left of a body that has all arrived, to its end. */
-async function readOut(chunks: AsyncIterator<unknown>): Promise<void> {
-  try {
-    while (!(await chunks.next()).done);
-  } catch {
-    // the caller has what it wanted: an error after it is nobody's
-  }
-}
-
 /**
  * HTTP to one upstream: a keep-alive pool and connect/first-byte/idle timeouts; one try per call.
  * Failures become the API's errors (502/504, or the upstream's 400/429 where the fault is the
@@ -138,7 +123,9 @@ export function createUpstream(options: UpstreamOptions) {
     keepAliveTimeout: 30_000,
     connections: options.connections ?? 128,
   });
-  const base = options.baseUrl.replace(/\/+$/, '');
+  const base = new URL(options.baseUrl);
+  const origin = base.origin;
+  const prefix = base.pathname.replace(/\/+$/, '');
   // A credential both as sent (`Bearer sk-…`) and bare, as an upstream may quote it.
   const secrets = Object.values(options.headers)
     .flatMap((v) => [v, v.replace(/^(Bearer|Basic|Token)\s+/i, '')])
@@ -188,18 +175,8 @@ export function createUpstream(options: UpstreamOptions) {
       const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
       let response: UpstreamResponse;
       try {
-        const answer = await request(`${base}${path}`, {
-          method: init.method ?? 'POST',
-          headers: {
-            ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-            ...options.headers,
-            ...init.headers,
-          },
-          body: payload,
-          signal: init.signal,
-          dispatcher,
-        });
-        response = { status: answer.statusCode, headers: answer.headers, body: answer.body };
+        const headers = { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers, ...init.headers };
+        response = await exchange(dispatcher, { origin, path: `${prefix}${path}`, method: init.method ?? 'POST', headers, body: payload }, init.signal);
       } catch (error) {
         throw transportError(error, init.signal) ?? error;
       }
@@ -209,28 +186,13 @@ export function createUpstream(options: UpstreamOptions) {
 
     /**
      * The body of a response from `send`, as it arrives; a stalled or broken body is thrown as the
-     * API's error. A reader that stops early (a stream's last event read) lets the rest of a body
-     * that has all arrived be read out rather than destroyed: destroying makes an AbortError, with
-     * its stack, for every streamed answer.
+     * API's error. A reader that stops early cuts a body still arriving (its connection closes).
      */
     async *read(response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<Buffer> {
-      const chunks = response.body[Symbol.asyncIterator]();
-      let ended = false;
       try {
-        for (;;) {
-          const next = await chunks.next();
-          if (next.done) break;
-          yield next.value as Buffer;
-        }
-        ended = true;
+        for await (const chunk of response.body) yield chunk;
       } catch (error) {
-        ended = true;
         throw transportError(error, signal, 'body') ?? error;
-      } finally {
-        if (!ended) {
-          if (hasAllArrived(response.body)) void readOut(chunks);
-          else await chunks.return?.();
-        }
       }
     },
 

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAIAdapter } from '../../server/providers/openai/adapter.js';
+import { plainUsage } from '../../server/providers/openai/relay.js';
+import { UpstreamChatUsage } from '../../server/providers/openai/schemas.js';
 import type { ChatBody, ChatCall, ProviderAdapter, RelayedChatChunk } from '../../server/providers/types.js';
 import { createUpstream } from '../../server/providers/upstream.js';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../fixtures/fake-openai.js';
@@ -100,5 +102,33 @@ describe('openai relay: not streamed', () => {
   ])('an answer with %s is a 502 upstream_bad_response', async (_name, body, message) => {
     fake.script({ kind: 'respond', status: 200, body });
     await expect(adapter.relayChat(chatCall())).rejects.toMatchObject(apiError(502, 'upstream_bad_response', message));
+  });
+});
+
+describe('openai relay: usage read without the schema', () => {
+  it('reads a plain usage exactly as the schema does, and leaves the rest to it', () => {
+    const plain = [
+      { prompt_tokens: 9, completion_tokens: 4 },
+      { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, cost_details: { x: 1 } },
+      {
+        prompt_tokens: 1200,
+        completion_tokens: 40,
+        total_tokens: 1240,
+        prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 16, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      },
+      { prompt_tokens: 5, completion_tokens: 0, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 5 } },
+    ];
+    for (const usage of plain) expect(plainUsage(usage)).toEqual(UpstreamChatUsage.parse(usage));
+    const others = [
+      { prompt_tokens: 9, completion_tokens: 4, prompt_tokens_details: null },
+      { prompt_tokens: 9, completion_tokens: 4, prompt_tokens_details: { cached_tokens: null } },
+      { prompt_tokens: 9.5, completion_tokens: 4 },
+      { prompt_tokens: -1, completion_tokens: 4 },
+      { prompt_tokens: 9, completion_tokens: 4, completion_tokens_details: { reasoning_tokens: '3' } },
+      { prompt_tokens: 9 },
+      'usage',
+    ];
+    for (const usage of others) expect(plainUsage(usage)).toBeNull();
   });
 });

@@ -25,6 +25,21 @@ describe('parseEventStream', () => {
     for (const pieces of cuts(stream)) expect(await eventsOf(pieces)).toEqual(expected);
   });
 
+  it('decodes characters cut between two pieces of the body', async () => {
+    const text = 'data: {"t":"héllo ✓ 🦊"}\n\ndata: ok\n\n';
+    const bytes = Buffer.from(text);
+    for (let i = 0; i <= bytes.length; i++) {
+      for (let j = i; j <= bytes.length; j += 3) {
+        const pieces = [bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)];
+        const out: string[] = [];
+        for await (const { data } of parseEventStream((async function* () {
+          yield* pieces;
+        })())) out.push(data);
+        expect(out).toEqual(['{"t":"héllo ✓ 🦊"}', 'ok']);
+      }
+    }
+  });
+
   it('takes CRLF and CR line ends, a CRLF cut between its two halves included', async () => {
     for (const ending of ['\r\n', '\r']) {
       const text = stream.replaceAll('\n', ending);

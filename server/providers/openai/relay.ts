@@ -3,7 +3,7 @@ import { parseEventStream } from '../../../src/contract/sse.js';
 import { checkRelayedAnswers } from '../answer-checks.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { estimateChatInputTokens, tokensOfLength, UNBOUNDED } from '../tokens.js';
-import type { ChatCall, RelayedChatChunk, RelayedCompletion } from '../types.js';
+import type { ChatCall, ChatUsage, RelayedChatChunk, RelayedCompletion } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { UpstreamChatChunk, UpstreamChatCompletion, UpstreamChatUsage, UpstreamStreamError } from './schemas.js';
 import { tokenUsageOfChat } from './usage.js';
@@ -30,10 +30,39 @@ function writtenLength(delta: unknown): number {
   return length;
 }
 
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** Details absent, or an object whose named parts are counts or absent (the rest passes, as the schema lets it). */
+const plainDetails = (details: unknown, parts: readonly string[]): details is Json | undefined =>
+  details === undefined || (isObject(details) && parts.every((part) => details[part] === undefined || isCount(details[part])));
+
+const PROMPT_PARTS = ['cached_tokens', 'audio_tokens'] as const;
+const COMPLETION_PARTS = ['reasoning_tokens', 'audio_tokens', 'accepted_prediction_tokens', 'rejected_prediction_tokens'] as const;
+
+/**
+ * A usage read as UpstreamChatUsage reads it, without the schema where it is plain (counts that
+ * are counts, details absent or holding counts: every usage OpenAI sends); null for anything else,
+ * which the schema evens out (nulls) or refuses. One schema parse per answer cost more than the
+ * rest of reading it.
+ */
+export function plainUsage(value: unknown): ChatUsage | null {
+  if (!isObject(value)) return null;
+  const { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, prompt_tokens_details: promptDetails, completion_tokens_details: completionDetails } = value;
+  if (!isCount(prompt) || !isCount(completion) || (total !== undefined && !isCount(total))) return null;
+  if (!plainDetails(promptDetails, PROMPT_PARTS) || !plainDetails(completionDetails, COMPLETION_PARTS)) return null;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total ?? prompt + completion,
+    ...(promptDetails ? { prompt_tokens_details: promptDetails } : {}),
+    ...(completionDetails ? { completion_tokens_details: completionDetails } : {}),
+  };
+}
+
 export function createChatRelay(upstream: Upstream, request: (call: ChatCall, stream: boolean) => Json) {
   const provider = upstream.provider;
   const parse = <T extends z.ZodType>(schema: T, value: unknown, what: string) => parseUpstream(provider, schema, value, what);
-  const usageOf = (value: unknown, what: string) => (value == null ? null : parse(UpstreamChatUsage, value, `${what}: usage`));
+  const usageOf = (value: unknown, what: string) => (value == null ? null : (plainUsage(value) ?? parse(UpstreamChatUsage, value, `${what}: usage`)));
 
   /** One chunk's JSON as the relay reads it; an error event, or a chunk the relay cannot read, is thrown. */
   function chunkOf(data: string): RelayedChatChunk {
