@@ -36,12 +36,18 @@ export function cappedMessagesSearches<T extends { tools?: unknown }>(body: T): 
 }
 
 /**
- * A Responses request with its built-in tool calls capped where it may search the web (its own
- * `max_tool_calls`, or the default), and the most searches it can run. Nothing changes without
- * a web-search tool.
+ * Whether a Responses request may search the web: it offers a web-search tool, or it names a
+ * stored prompt (`prompt.id`), whose tools the upstream adds and the gateway never sees.
  */
-export function cappedResponsesSearches<T extends { tools?: unknown; max_tool_calls?: number | null }>(body: T): { body: T; searches: number } {
-  if (!toolsOf(body.tools).some(isResponsesSearch)) return { body, searches: 0 };
+const mayRespondWithSearches = (body: { tools?: unknown; prompt?: unknown }) => toolsOf(body.tools).some(isResponsesSearch) || (body.prompt !== undefined && body.prompt !== null);
+
+/**
+ * A Responses request with its built-in tool calls capped where it may search the web (its own
+ * `max_tool_calls`, or the default), and the most searches it can run. Nothing changes when it
+ * cannot search.
+ */
+export function cappedResponsesSearches<T extends { tools?: unknown; max_tool_calls?: number | null; prompt?: unknown }>(body: T): { body: T; searches: number } {
+  if (!mayRespondWithSearches(body)) return { body, searches: 0 };
   const calls = isPositiveInteger(body.max_tool_calls) ? body.max_tool_calls : DEFAULT_WEB_SEARCHES;
   return { body: { ...body, max_tool_calls: calls }, searches: calls };
 }

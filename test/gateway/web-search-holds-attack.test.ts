@@ -1,0 +1,226 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
+import { API, createOwnerApp } from '../helpers/api.js';
+import { toMicro } from '../helpers/reliability.js';
+import { writeProvidersFile } from '../helpers/routes.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Web searches are billed per call, so no request may run more of them than its hold paid for
+ * (issue 23). These are the ways around the caps of 72aefc4 found by trying: an upstream that
+ * searches for tools the gateway never sees (a stored prompt's), a chat completion that asks a
+ * search-capable upstream to search, and caps that are not numbers a hold can take.
+ */
+
+/** An OpenAI-type upstream that searches as OpenAI does: as often as it likes unless `max_tool_calls` caps it. */
+interface SearchingUpstream {
+  url: string;
+  requests: { path: string; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+/** How many searches the upstream runs for a request that may search and sets no cap. */
+const UNCAPPED_SEARCHES = 12;
+
+async function startSearchingUpstream(): Promise<SearchingUpstream> {
+  const requests: SearchingUpstream['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
+    req.on('end', () => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      requests.push({ path: req.url ?? '', body });
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.endsWith('/responses')) {
+        // A stored prompt brings its own tools: this one's has web search.
+        const maySearch = body.prompt !== undefined || (Array.isArray(body.tools) && body.tools.length > 0);
+        const cap = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : UNCAPPED_SEARCHES;
+        const searches = maySearch ? Math.min(cap, UNCAPPED_SEARCHES) : 0;
+        const output = [
+          ...Array.from({ length: searches }, (_, i) => ({ type: 'web_search_call', id: `ws_${i}`, status: 'completed', action: { type: 'search', query: 'q' } })),
+          { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Sunny.', annotations: [] }] },
+        ];
+        res.end(
+          JSON.stringify({
+            id: 'resp_up',
+            object: 'response',
+            created_at: 1,
+            status: 'completed',
+            model: body.model,
+            output,
+            usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+            error: null,
+          }),
+        );
+        return;
+      }
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-up',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Sunny.' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+let upstream: SearchingUpstream;
+let anthropic: FakeAnthropic;
+let t: TestServer;
+
+/** 0.1 credit an input token, 0.2 an output token; a web search 1 credit. */
+const PRICES = { input_price: 1000, output_price: 2000, web_search_price: 0.01 } as const;
+/** A hold without searches: a short input and 10 output tokens come to a few credits. */
+const WITHOUT_SEARCHES = 10;
+
+beforeAll(async () => {
+  upstream = await startSearchingUpstream();
+  anthropic = await startFakeAnthropic({ apiKey: 'anthropic-test-key' });
+  const file = writeProvidersFile({
+    providers: [
+      { id: 'oai', type: 'openai', base_url: upstream.url, api_key_env: 'UP_KEY', supports_responses: true, models: [{ id: 'gpt-search', ...PRICES, context_length: 128_000 }] },
+      { id: 'ant', type: 'anthropic', base_url: anthropic.url, api_key_env: 'ANT_KEY', models: [{ id: 'claude-fake', ...PRICES, context_length: 200_000 }] },
+    ],
+  });
+  t = await startTestServer({ providersFile: file, env: { UP_KEY: 'up-key', ANT_KEY: 'anthropic-test-key' } });
+});
+afterAll(async () => {
+  await t?.close();
+  await upstream?.close();
+  await anthropic?.close();
+});
+
+async function keyWith(balanceCredits: number) {
+  const app = await createOwnerApp(t, { balanceCredits });
+  return (await t.server.services.apiKeys.create(app.appUuid, { name: 'searches', is_test: false })).secret;
+}
+
+const lastUpstreamBody = () => upstream.requests.at(-1)?.body ?? {};
+
+/** What `body` is held for at `path`, in credits: read off the 402 of a key that has next to nothing. */
+async function heldFor(path: string, body: unknown): Promise<number> {
+  const answer = await t.call('POST', `${API}${path}`, { key: await keyWith(0.01), body });
+  expect(answer.status).toBe(402);
+  const credits = /may cost up to ([\d.]+) credits/.exec(answer.body.error.message as string)?.[1];
+  if (credits === undefined) throw new Error(`no hold named in: ${answer.body.error.message}`);
+  return Number(credits);
+}
+
+describe('a Responses request whose stored prompt brings the tools', () => {
+  const body = { model: 'oai/gpt-search', input: 'Weather in Paris?', max_output_tokens: 10, prompt: { id: 'pmpt_with_web_search' } };
+
+  const { prompt: _prompt, ...withoutPrompt } = body;
+
+  it('is held for the searches it may run: a balance that pays for its tokens and not for ten searches is refused', async () => {
+    const tokensOnly = await heldFor('/responses', withoutPrompt);
+    const poor = await keyWith(tokensOnly + 3);
+    expect((await t.call('POST', `${API}/responses`, { key: poor, body: withoutPrompt })).status).toBe(200);
+    const before = upstream.requests.length;
+    const refused = await t.call('POST', `${API}/responses`, { key: poor, body });
+    expect(refused.status).toBe(402);
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it('when served, is charged no more than it was held for', async () => {
+    const tokensOnly = await heldFor('/responses', withoutPrompt);
+    const key = await keyWith(tokensOnly + 10 + 5);
+    const served = await t.call('POST', `${API}/responses`, { key, body });
+    expect(served.status).toBe(200);
+    expect(lastUpstreamBody().max_tool_calls).toBe(10);
+    // The ten searches that ran are charged, and no more than the hold.
+    expect(served.body.output.filter((item: { type: string }) => item.type === 'web_search_call')).toHaveLength(10);
+    expect(toMicro(served.body.usage.cost)).toBeGreaterThanOrEqual(toMicro(10));
+    expect(toMicro(served.body.usage.cost)).toBeLessThanOrEqual(toMicro(tokensOnly + 10));
+  });
+
+  it("the client's own max_tool_calls is kept and held", async () => {
+    const key = await keyWith((await heldFor('/responses', withoutPrompt)) + 3);
+    const served = await t.call('POST', `${API}/responses`, { key, body: { ...body, max_tool_calls: 2 } });
+    expect(served.status).toBe(200);
+    expect(lastUpstreamBody().max_tool_calls).toBe(2);
+  });
+});
+
+describe('web-search caps that are not positive whole numbers', () => {
+  const search = (max_uses: unknown) => ({ type: 'web_search_20250305', name: 'web_search', max_uses });
+  const body = (max_uses: unknown) => ({ model: 'ant/claude-fake', max_tokens: 10, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [search(max_uses)] });
+  const lastMaxUses = () => (anthropic.requests.at(-1)?.body as { tools?: { max_uses?: unknown }[] }).tools?.[0]?.max_uses;
+
+  it.each([0, -3, 2.5, '4', null, true, Number.MAX_SAFE_INTEGER + 2])('max_uses %j goes out as a cap the hold covered, never a 500', async (maxUses) => {
+    const key = await keyWith(WITHOUT_SEARCHES + 10 + 5);
+    const before = anthropic.requests.length;
+    const answer = await t.call('POST', `${API}/messages`, { key, body: body(maxUses) });
+    expect(answer.status).toBeLessThan(500);
+    if (answer.status === 200) {
+      expect(anthropic.requests.length).toBe(before + 1);
+      const sent = lastMaxUses();
+      expect(Number.isInteger(sent) && (sent as number) >= 1 && (sent as number) <= 10).toBe(true);
+    } else {
+      expect(answer.status).toBe(402);
+      expect(anthropic.requests.length).toBe(before);
+    }
+  });
+
+  it('a cap of 1e300 searches is a 402 naming what it may cost, before any upstream is asked', async () => {
+    const key = await keyWith(1000);
+    const before = anthropic.requests.length;
+    const answer = await t.call('POST', `${API}/messages`, { key, body: body(1e300) });
+    expect(answer.status).toBe(402);
+    expect(anthropic.requests.length).toBe(before);
+  });
+
+  it('a Responses max_tool_calls past the safe integers is a 400 naming it', async () => {
+    const key = await keyWith(100);
+    const answer = await t.call('POST', `${API}/responses`, {
+      key,
+      body: { model: 'oai/gpt-search', input: 'Weather?', max_output_tokens: 10, tools: [{ type: 'web_search' }], max_tool_calls: 1e300 },
+    });
+    expect(answer.status).toBe(400);
+  });
+});
+
+describe('a chat completion that asks its upstream to search the web', () => {
+  // OpenAI's search models (web_search_options) and OpenRouter (web_search_options, the `web`
+  // plugin) search on the chat endpoint and bill the search; chat usage reports no count of them,
+  // and the chat service neither holds nor charges one. Owned by server/services/inference/chat.ts.
+  const ask = (extra: Record<string, unknown>) => ({ model: 'oai/gpt-search', max_tokens: 10, messages: [{ role: 'user', content: 'Weather in Paris?' }], ...extra });
+
+  /**
+   * Served with a balance that pays for the request's tokens (its hold with the search field
+   * counted as input) and half a search: it reaches the upstream, search field and all.
+   */
+  async function servedBelowOneSearch(extra: Record<string, unknown>) {
+    const key = await keyWith((await heldFor('/chat/completions', ask(extra))) + 0.5);
+    const before = upstream.requests.length;
+    const answer = await t.call('POST', `${API}/chat/completions`, { key, body: ask(extra) });
+    return { answer, reachedUpstream: upstream.requests.length > before };
+  }
+
+  it('today the search reaches the upstream with no search held (the gap the two todo tests below close)', async () => {
+    const { answer, reachedUpstream } = await servedBelowOneSearch({ web_search_options: {} });
+    expect(answer.status).toBe(200);
+    expect(reachedUpstream).toBe(true);
+    expect(lastUpstreamBody().web_search_options).toEqual({});
+  });
+
+  it.fails('web_search_options on a model with a web-search price is held for at least one search (chat.ts holds none)', async () => {
+    const { answer, reachedUpstream } = await servedBelowOneSearch({ web_search_options: {} });
+    expect(reachedUpstream).toBe(false);
+    expect(answer.status).toBe(402);
+  });
+
+  it.fails("OpenRouter's web plugin, passed through as an unknown field, is held for its searches too (chat.ts holds none)", async () => {
+    const { answer, reachedUpstream } = await servedBelowOneSearch({ plugins: [{ id: 'web' }] });
+    expect(reachedUpstream).toBe(false);
+    expect(answer.status).toBe(402);
+  });
+});
