@@ -1,0 +1,154 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, createOwnerApp } from '../helpers/api.js';
+import { toMicro } from '../helpers/reliability.js';
+import { writeProvidersFile } from '../helpers/routes.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * A hold is an upper bound only if the upstream cannot write more than it: a charge above the
+ * hold is cut to what the balance has (metering settles min(cost, available)), so the request is
+ * served below its cost. An OpenAI-type upstream writes as much as it is told, or as much as it
+ * likes when it is told nothing — and the chat and Responses services hold for the model's
+ * default output (4,096 unless configured) without telling the upstream (chat.ts, responses.ts).
+ */
+
+/** Writes as an OpenAI-compatible host that reads only `max_tokens` (Ollama, older vLLM, many proxies) does; untold, this many tokens. */
+const UNTOLD_OUTPUT = 6000;
+
+interface WritingUpstream {
+  url: string;
+  requests: { path: string; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+async function startWritingUpstream(): Promise<WritingUpstream> {
+  const requests: WritingUpstream['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
+    req.on('end', () => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      requests.push({ path: req.url ?? '', body });
+      res.setHeader('content-type', 'application/json');
+      const limit = (value: unknown) => (typeof value === 'number' ? Math.min(value, UNTOLD_OUTPUT) : UNTOLD_OUTPUT);
+      if (req.url?.endsWith('/responses')) {
+        const output = limit(body.max_output_tokens);
+        res.end(
+          JSON.stringify({
+            id: 'resp_up',
+            object: 'response',
+            created_at: 1,
+            status: 'completed',
+            model: body.model,
+            output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'word '.repeat(10), annotations: [] }] }],
+            usage: { input_tokens: 5, output_tokens: output, total_tokens: 5 + output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+            error: null,
+          }),
+        );
+        return;
+      }
+      const output = limit(body.max_tokens);
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-up',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(10) }, finish_reason: 'length' }],
+          usage: { prompt_tokens: 5, completion_tokens: output, total_tokens: 5 + output },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+let upstream: WritingUpstream;
+let t: TestServer;
+
+/** 0.1 credit an input token, 0.2 an output token. */
+const PRICES = { input_price: 1000, output_price: 2000 } as const;
+const DEFAULT_OUTPUT = 4096;
+
+beforeAll(async () => {
+  upstream = await startWritingUpstream();
+  const file = writeProvidersFile({
+    providers: [{ id: 'host', type: 'openai', base_url: upstream.url, api_key_env: 'UP_KEY', supports_responses: true, models: [{ id: 'writer', ...PRICES, context_length: 128_000 }] }],
+  });
+  t = await startTestServer({ providersFile: file, env: { UP_KEY: 'up-key' } });
+});
+afterAll(async () => {
+  await t?.close();
+  await upstream?.close();
+});
+
+async function keyWith(balanceCredits: number) {
+  const app = await createOwnerApp(t, { balanceCredits });
+  return (await t.server.services.apiKeys.create(app.appUuid, { name: 'output', is_test: false })).secret;
+}
+
+/** What `body` is held for at `path`, in credits: read off the 402 of a key that has next to nothing. */
+async function heldFor(path: string, body: unknown): Promise<number> {
+  const answer = await t.call('POST', `${API}${path}`, { key: await keyWith(0.01), body });
+  expect(answer.status).toBe(402);
+  const credits = /may cost up to ([\d.]+) credits/.exec(answer.body.error.message as string)?.[1];
+  if (credits === undefined) throw new Error(`no hold named in: ${answer.body.error.message}`);
+  return Number(credits);
+}
+
+const lastSent = () => upstream.requests.at(-1)?.body ?? {};
+const chat = (extra: Record<string, unknown> = {}) => ({ model: 'host/writer', messages: [{ role: 'user', content: 'Write at length.' }], ...extra });
+/** What `completion_tokens` output tokens and 5 input tokens cost, in micro-credits. */
+const costOf = (outputTokens: number) => toMicro(5 * 0.1 + outputTokens * 0.2);
+
+describe('a chat completion that names no output limit', () => {
+  it('today: held for the default 4,096 output tokens, sent with no limit, and the upstream writes past it', async () => {
+    const held = await heldFor('/chat/completions', chat());
+    expect(held).toBeLessThan(DEFAULT_OUTPUT * 0.2 + 20);
+    const answer = await t.call('POST', `${API}/chat/completions`, { key: await keyWith(10_000), body: chat() });
+    expect(answer.status).toBe(200);
+    expect(lastSent().max_tokens).toBeUndefined();
+    expect(lastSent().max_completion_tokens).toBeUndefined();
+    expect(answer.body.usage.completion_tokens).toBe(UNTOLD_OUTPUT);
+  });
+
+  it.fails('is charged its whole cost on a balance that pays for its hold (chat.ts sends no limit: charged min(cost, balance))', async () => {
+    const key = await keyWith((await heldFor('/chat/completions', chat())) + 1);
+    const answer = await t.call('POST', `${API}/chat/completions`, { key, body: chat() });
+    expect(answer.status).toBe(200);
+    expect(toMicro(answer.body.usage.cost)).toBe(costOf(answer.body.usage.completion_tokens));
+  });
+
+  it.fails('is sent the output limit it was held for (chat.ts: callOf passes maxOutputTokens, the OpenAI adapter drops it)', async () => {
+    await t.call('POST', `${API}/chat/completions`, { key: await keyWith(10_000), body: chat() });
+    const sent = lastSent();
+    expect(sent.max_completion_tokens ?? sent.max_tokens).toBe(DEFAULT_OUTPUT);
+  });
+});
+
+describe('a chat completion that names two output limits', () => {
+  const both = chat({ max_completion_tokens: 10, max_tokens: 100_000 });
+
+  it.fails('is held for the larger, or sent only the one it was held for (chat.ts holds max_completion_tokens, the host reads max_tokens)', async () => {
+    const key = await keyWith((await heldFor('/chat/completions', both)) + 1);
+    const answer = await t.call('POST', `${API}/chat/completions`, { key, body: both });
+    expect(answer.status).toBe(200);
+    expect(toMicro(answer.body.usage.cost)).toBe(costOf(answer.body.usage.completion_tokens));
+  });
+});
+
+describe('a native Responses request that names no max_output_tokens', () => {
+  const body = { model: 'host/writer', input: 'Write at length.' };
+
+  it.fails('is sent the max_output_tokens it was held for (responses.ts nativeBody passes none)', async () => {
+    const key = await keyWith((await heldFor('/responses', body)) + 1);
+    const answer = await t.call('POST', `${API}/responses`, { key, body });
+    expect(answer.status).toBe(200);
+    expect(lastSent().max_output_tokens).toBe(DEFAULT_OUTPUT);
+    expect(toMicro(answer.body.usage.cost)).toBe(costOf(answer.body.usage.output_tokens));
+  });
+});
