@@ -224,3 +224,30 @@ describe('a chat completion that asks its upstream to search the web', () => {
     expect(answer.status).toBe(402);
   });
 });
+
+describe('the input a web search adds', () => {
+  // Anthropic counts each search's results as input tokens of the turn (and OpenAI its search
+  // content): a hold for the prompt's tokens and the searches' fees leaves them out.
+  const body = { model: 'ant/claude-fake', max_tokens: 10, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }] };
+  const RESULT_TOKENS = 30_000;
+  const answered = {
+    id: 'msg_searched',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-fake',
+    content: [{ type: 'text', text: 'Sunny.' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: RESULT_TOKENS, output_tokens: 5, server_tool_use: { web_search_requests: 2 } },
+  };
+
+  it.fails('is held for: a request whose two searches bring 30,000 tokens of results is charged its whole cost (pricing.ts holds none of them)', async () => {
+    const key = await keyWith((await heldFor('/messages', body)) + 1);
+    anthropic.script({ kind: 'raw', body: JSON.stringify(answered) });
+    const answer = await t.call('POST', `${API}/messages`, { key, body });
+    expect(answer.status).toBe(200);
+    expect(answer.body.usage.input_tokens).toBe(RESULT_TOKENS);
+    expect(toMicro(answer.body.usage.cost)).toBe(toMicro(RESULT_TOKENS * 0.1 + 5 * 0.2 + 2 * 1));
+  });
+});
+
