@@ -181,7 +181,8 @@ export interface ProviderAdapter {
   chatStream(call: ChatCall): AsyncIterable<ChatChunk>;
   /** An upstream that speaks chat completions itself: the answer as it sent it, parsed only where metering reads it. */
   relayChat?(call: ChatCall): Promise<RelayedCompletion>;
-  relayChatStream?(call: ChatCall): AsyncIterable<RelayedChatChunk>;
+  /** The chunks in batches: those of one piece of the body together. */
+  relayChatStream?(call: ChatCall): AsyncIterable<RelayedChatChunk[]>;
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
   responses?: NativeResponses;
   messages?: NativeMessages;

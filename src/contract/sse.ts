@@ -32,16 +32,19 @@ function lineEnd(buffer: string, from: number, mayHaveCr: boolean): [end: number
 }
 
 /**
- * Parses a text/event-stream body into events (the WHATWG rules: `data:` lines joined with
- * newlines, `event:` names the next dispatch, comments and unknown fields ignored). Lines are
- * found with indexOf, and CR line ends looked for only in a piece that has a CR: every streamed
- * answer passes here.
+ * A text/event-stream parser fed piece by piece (the WHATWG rules: `data:` lines joined with
+ * newlines, `event:` names the next dispatch, comments and unknown fields ignored): `push` gives
+ * the events a piece completes, `end` those the end of the body completes. Lines are found with
+ * indexOf, and CR line ends looked for only in a piece that has a CR: every streamed answer
+ * passes here, and a relay takes the events of one piece together.
  */
-export async function* parseEventStream(body: AsyncIterable<Buffer | string>): AsyncGenerator<ServerSentEvent> {
+export function eventStreamParser() {
   const decoder = new TextDecoder();
   let buffer = '';
   let event: string | null = null;
   let data: string | null = null;
+  // Whether the decoder may hold the first bytes of a character cut at the end of the last piece.
+  let cut = false;
   /** Reads one line; true when it is the blank line that dispatches the event. */
   const read = (line: string): boolean => {
     if (line === '') return true;
@@ -53,31 +56,48 @@ export async function* parseEventStream(body: AsyncIterable<Buffer | string>): A
     else if (field === 'event') event = value;
     return false;
   };
-  // Whether the decoder may hold the first bytes of a character cut at the end of the last piece.
-  let cut = false;
-  for await (const chunk of body) {
-    if (typeof chunk === 'string') buffer += chunk;
-    else if (!cut && (chunk.length === 0 || (chunk[chunk.length - 1] as number) < 0x80)) {
-      // A piece that ends in ASCII ends whole: decoded at once (a streaming decode costs three times more).
-      buffer += chunk.toString('utf8');
-    } else {
-      buffer += decoder.decode(chunk, { stream: true });
-      cut = chunk.length === 0 ? cut : (chunk[chunk.length - 1] as number) >= 0x80;
-    }
-    const mayHaveCr = buffer.includes('\r');
-    let start = 0;
-    let line: [number, number] | null;
-    while ((line = lineEnd(buffer, start, mayHaveCr)) !== null) {
-      const blank = read(buffer.slice(start, line[0]));
-      start = line[1];
-      if (!blank) continue;
-      if (data !== null) yield { event, data };
-      event = null;
-      data = null;
-    }
-    buffer = buffer.slice(start);
-  }
-  // A CR held back as possibly half a CRLF ended its line after all.
-  if (buffer.endsWith('\r')) read(buffer.slice(0, -1));
-  if (data !== null) yield { event, data };
+  /** The event read so far, dispatched (none without data), and the next one begun. */
+  const dispatch = (events: ServerSentEvent[]) => {
+    if (data !== null) events.push({ event, data });
+    event = null;
+    data = null;
+  };
+  return {
+    push(piece: Buffer | string): ServerSentEvent[] {
+      if (typeof piece === 'string') buffer += piece;
+      else if (!cut && (piece.length === 0 || (piece[piece.length - 1] as number) < 0x80)) {
+        // A piece that ends in ASCII ends whole: decoded at once (a streaming decode costs three times more).
+        buffer += piece.toString('utf8');
+      } else {
+        buffer += decoder.decode(piece, { stream: true });
+        cut = piece.length === 0 ? cut : (piece[piece.length - 1] as number) >= 0x80;
+      }
+      const events: ServerSentEvent[] = [];
+      const mayHaveCr = buffer.includes('\r');
+      let start = 0;
+      let line: [number, number] | null;
+      while ((line = lineEnd(buffer, start, mayHaveCr)) !== null) {
+        const blank = read(buffer.slice(start, line[0]));
+        start = line[1];
+        if (blank) dispatch(events);
+      }
+      buffer = buffer.slice(start);
+      return events;
+    },
+    end(): ServerSentEvent[] {
+      // A CR held back as possibly half a CRLF ended its line after all; data left without a blank line is dispatched.
+      if (buffer.endsWith('\r')) read(buffer.slice(0, -1));
+      buffer = '';
+      const events: ServerSentEvent[] = [];
+      dispatch(events);
+      return events;
+    },
+  };
+}
+
+/** A text/event-stream body as its events, one at a time. */
+export async function* parseEventStream(body: AsyncIterable<Buffer | string>): AsyncGenerator<ServerSentEvent> {
+  const parser = eventStreamParser();
+  for await (const piece of body) yield* parser.push(piece);
+  yield* parser.end();
 }

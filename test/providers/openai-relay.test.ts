@@ -47,7 +47,7 @@ describe('openai relay: streamed', () => {
     const reasoning = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-fake', choices: [{ index: 0, delta: { reasoning_content: 'hmm', tool_calls: [{ function: { arguments: '{"a"' } }] }, finish_reason: null }] };
     const usage = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-fake', service_tier: 'flex', choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } };
     fake.script(sse(first, reasoning, usage, '[DONE]'));
-    const chunks = await collect(adapter.relayChatStream(chatCall({ stream: true })));
+    const chunks = (await collect(adapter.relayChatStream(chatCall({ stream: true })))).flat();
     expect(chunks.map((chunk) => chunk.data)).toEqual([first, JSON.stringify(reasoning), JSON.stringify(usage)]);
     expect(chunks.map(({ written, hasChoices }) => ({ written, hasChoices }))).toEqual([
       { written: 5, hasChoices: true },

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseEventStream } from '../../../src/contract/sse.js';
+import { eventStreamParser } from '../../../src/contract/sse.js';
 import { checkRelayedAnswers } from '../answer-checks.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { estimateChatInputTokens, tokensOfLength, UNBOUNDED } from '../tokens.js';
@@ -106,13 +106,35 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
       return { answer: answer as RelayedCompletion['answer'], usage: tokenUsageOfChat(usage, typeof answer.service_tier === 'string' ? answer.service_tier : null) };
     },
 
-    async *relayChatStream(call: ChatCall): AsyncGenerator<RelayedChatChunk> {
+    async *relayChatStream(call: ChatCall): AsyncGenerator<RelayedChatChunk[]> {
       const response = await upstream.send('/chat/completions', { body: request(call, true), signal: call.signal, headers: { accept: 'text/event-stream' } });
-      for await (const { data } of parseEventStream(upstream.read(response, call.signal))) {
-        // Events already read stay unsent once the caller has gone.
-        call.signal.throwIfAborted();
-        if (data === '[DONE]') return;
-        if (data.trim() !== '') yield chunkOf(data);
+      const parser = eventStreamParser();
+      const pieces = upstream.read(response, call.signal);
+      // The chunks of one piece of the body go on together: one step of each layer above per
+      // piece, not per chunk. A chunk that cannot be read ends the stream after those before it.
+      try {
+        for (let piece = await pieces.next(); ; piece = await pieces.next()) {
+          // Events already read stay unsent once the caller has gone.
+          call.signal.throwIfAborted();
+          const batch: RelayedChatChunk[] = [];
+          let done = false;
+          try {
+            for (const { data } of piece.done ? parser.end() : parser.push(piece.value)) {
+              if (data === '[DONE]') {
+                done = true;
+                break;
+              }
+              if (data.trim() !== '') batch.push(chunkOf(data));
+            }
+          } finally {
+            if (batch.length > 0) yield batch;
+          }
+          if (done) return;
+          if (piece.done) break;
+        }
+      } finally {
+        // Whichever way the relay ends, the body is let go (cut if it is still arriving).
+        await pieces.return(undefined);
       }
       throw upstreamBadResponse(provider, 'the stream ended without [DONE]');
     },

@@ -30,7 +30,7 @@ export async function settledCompletion(relayed: RelayedCompletion, meter: Meter
 }
 
 /**
- * Relayed chunks as the client's events, metered on the way: marks the first token, and when the
+ * Relayed chunks (in batches, as they arrived together) as the client's events, metered on the way: marks the first token, and when the
  * stream ends — finished, failed, or cut short by the client — settles exactly once for what was
  * produced (the upstream's usage, else an estimate of what was written). The usage comes last, in
  * a chunk of its own, after the settlement, so it carries what was charged (`cost`), and only when
@@ -38,7 +38,7 @@ export async function settledCompletion(relayed: RelayedCompletion, meter: Meter
  * is one error event, then the end.
  */
 export async function* relayedChatEvents(
-  chunks: AsyncIterable<RelayedChatChunk>,
+  batches: AsyncIterable<RelayedChatChunk[]>,
   meter: Meter,
   options: { input: InputBound; modelId: string; includeUsage: boolean; signal: AbortSignal },
 ): AsyncGenerator<SseEvent> {
@@ -50,20 +50,22 @@ export async function* relayedChatEvents(
   let written = 0;
   const estimate = (): TokenUsage => ({ inputTokens: input.exact(), outputTokens: tokensOfLength(written) });
   try {
-    for await (const chunk of chunks) {
-      last = chunk;
-      // Reasoning is output too: it marks the first token and counts when there is no usage to read.
-      if (chunk.written > 0) {
-        meter.firstToken();
-        written += chunk.written;
-      }
-      if (chunk.usage) {
-        usage = tokenUsageOfChat(chunk.usage, chunk.serviceTier);
-        usageChunk = chunk;
-        // The usage goes on once settled; choices beside it go on now (rare: most upstreams send it alone).
-        if (chunk.hasChoices) yield { data: JSON.stringify({ ...chunk.json, model: modelId, usage: undefined }) };
-      } else if (chunk.hasChoices) {
-        yield { data: withModel(chunk, modelId, modelJson) };
+    for await (const batch of batches) {
+      for (const chunk of batch) {
+        last = chunk;
+        // Reasoning is output too: it marks the first token and counts when there is no usage to read.
+        if (chunk.written > 0) {
+          meter.firstToken();
+          written += chunk.written;
+        }
+        if (chunk.usage) {
+          usage = tokenUsageOfChat(chunk.usage, chunk.serviceTier);
+          usageChunk = chunk;
+          // The usage goes on once settled; choices beside it go on now (rare: most upstreams send it alone).
+          if (chunk.hasChoices) yield { data: JSON.stringify({ ...chunk.json, model: modelId, usage: undefined }) };
+        } else if (chunk.hasChoices) {
+          yield { data: withModel(chunk, modelId, modelJson) };
+        }
       }
     }
     if (last) {
