@@ -90,6 +90,8 @@ beforeAll(async () => {
       { id: 'oai', type: 'openai', base_url: upstream.url, api_key_env: 'UP_KEY', supports_responses: true, models: [{ id: 'gpt-search', ...PRICES, context_length: 128_000 }] },
       { id: 'ant', type: 'anthropic', base_url: anthropic.url, api_key_env: 'ANT_KEY', models: [{ id: 'claude-fake', ...PRICES, context_length: 200_000 }] },
     ],
+    // Anthropic first, then an OpenAI-type target: the Messages API serves it translated.
+    routes: { mixed: { strategy: 'fallback', targets: [{ model: 'ant/claude-fake' }, { model: 'oai/gpt-search' }] } },
   });
   t = await startTestServer({ providersFile: file, env: { UP_KEY: 'up-key', ANT_KEY: 'anthropic-test-key' } });
 });
@@ -248,6 +250,49 @@ describe('the input a web search adds', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.usage.input_tokens).toBe(RESULT_TOKENS);
     expect(toMicro(answer.body.usage.cost)).toBe(toMicro(RESULT_TOKENS * 0.1 + 5 * 0.2 + 2 * 1));
+  });
+});
+
+describe('a search where no cap reaches the upstream', () => {
+  it('a Messages request with a web-search tool through a route served translated is a 400 naming the tool, and nothing is asked upstream', async () => {
+    const key = await keyWith(1000);
+    const before = { anthropic: anthropic.requests.length, openai: upstream.requests.length };
+    const answer = await t.call('POST', `${API}/messages`, {
+      key,
+      body: { model: 'route/mixed', max_tokens: 10, messages: [{ role: 'user', content: 'Weather?' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain('tools[0]');
+    expect({ anthropic: anthropic.requests.length, openai: upstream.requests.length }).toEqual(before);
+  });
+
+  it("a chat completion's web_search_options to an Anthropic model is a 400 naming it (translation has no cap to send)", async () => {
+    const key = await keyWith(1000);
+    const answer = await t.call('POST', `${API}/chat/completions`, {
+      key,
+      body: { model: 'ant/claude-fake', max_tokens: 10, messages: [{ role: 'user', content: 'Weather?' }], web_search_options: {} },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe('web_search_options');
+  });
+});
+
+describe("a native Responses request with a hosted tool whose fee this server does not price", () => {
+  // OpenAI bills these per use beside the tokens (a code interpreter container per session, file
+  // search per call, each generated image); the Responses front door passes any tool type on to a
+  // native upstream and charges tokens and web searches only. Owned by responses.ts (or its schema).
+  const withTool = (tool: Record<string, unknown>) => ({ model: 'oai/gpt-search', input: 'Plot y = x^2.', max_output_tokens: 10, tools: [tool] });
+
+  it.fails('code_interpreter is refused by name, not served with its container fee unheld and uncharged', async () => {
+    const answer = await t.call('POST', `${API}/responses`, { key: await keyWith(1000), body: withTool({ type: 'code_interpreter', container: { type: 'auto' } }) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe('tools[0]');
+  });
+
+  it.fails('image_generation is refused by name, not served with its images unheld and uncharged', async () => {
+    const answer = await t.call('POST', `${API}/responses`, { key: await keyWith(1000), body: withTool({ type: 'image_generation' }) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe('tools[0]');
   });
 });
 
