@@ -21,6 +21,18 @@ export function isLoopback(address: string | undefined): boolean {
  */
 const FORWARDING_HEADER = /^(forwarded|via|x-forwarded-[a-z-]+|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|fastly-client-ip|x-cluster-client-ip|x-original-forwarded-for)$/;
 
+/**
+ * Whether the Host a request names is this host by a loopback name (`localhost`) or address, any
+ * port. A page whose own name was rebound to 127.0.0.1 (DNS rebinding) sends its name: a browser
+ * on this host would otherwise fetch /metrics from loopback for it, as its own origin, and read it.
+ * No Host at all (an HTTP/1.0 tool) is not a browser's request.
+ */
+export function namesLoopback(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  const name = (host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '')).toLowerCase();
+  return name === 'localhost' || isLoopback(name);
+}
+
 /** The first forwarding header of the request (node lower-cases their names), if any. */
 const forwardingHeader = (req: IncomingMessage) => Object.keys(req.headers).find((name) => FORWARDING_HEADER.test(name));
 
@@ -41,9 +53,16 @@ export function checkScraper(req: IncomingMessage, token: string | undefined): v
     return;
   }
   const forwarded = forwardingHeader(req);
-  if (!isLoopback(req.socket.remoteAddress) || forwarded) {
+  const why = !isLoopback(req.socket.remoteAddress)
+    ? 'came from another address'
+    : forwarded
+      ? `was forwarded (${forwarded})`
+      : !namesLoopback(req.headers.host)
+        ? `names the host ${JSON.stringify(req.headers.host)}, not localhost or a loopback address`
+        : null;
+  if (why) {
     throw forbidden(
-      `GET /metrics is served only to this host while SVC_METRICS_TOKEN is not set (this request ${forwarded ? `was forwarded (${forwarded})` : 'came from another address'}). Set SVC_METRICS_TOKEN to scrape from elsewhere.`,
+      `GET /metrics is served only to this host while SVC_METRICS_TOKEN is not set (this request ${why}). Set SVC_METRICS_TOKEN to scrape from elsewhere.`,
       'metrics_loopback_only',
     );
   }
