@@ -11,21 +11,22 @@ import type { Principal } from './principal.js';
  */
 export function authorize(principal: Principal | null, operation: AnyOperation): void {
   if (principal?.kind !== 'api_key') return;
-  const words = `svc api ${operation.cli.join(' ')}`;
+  // The command's words, for a refusal only (not built for every request that passes).
+  const words = () => `svc api ${operation.cli.join(' ')}`;
   const roles = operation.roles ?? [];
   if (!roles.includes(principal.role)) {
     throw forbidden(
-      `This key's role is ${principal.role}; ${words} (${operation.method} ${operation.path}) needs ${describeRoles(roles)}.`,
+      `This key's role is ${principal.role}; ${words()} (${operation.method} ${operation.path}) needs ${describeRoles(roles)}.`,
       'insufficient_role',
     );
   }
   if (!principal.livemode && operation.testKeys === false) {
     throw forbidden(
-      `Test keys (svc_test_…) cannot call ${words}: it changes live objects or moves live credits. Use a live key.`,
+      `Test keys (svc_test_…) cannot call ${words()}: it changes live objects or moves live credits. Use a live key.`,
       'test_key_forbidden',
     );
   }
   if (principal.livemode && operation.liveKeys === false) {
-    throw forbidden(`Live keys (svc_live_…) cannot call ${words}: it belongs to test mode, for test keys (svc_test_…) only.`, 'test_key_required');
+    throw forbidden(`Live keys (svc_live_…) cannot call ${words()}: it belongs to test mode, for test keys (svc_test_…) only.`, 'test_key_required');
   }
 }

@@ -36,9 +36,10 @@ export interface PipelineOptions {
  * Query strings as an object; a repeated key is refused rather than silently picking one. A list
  * in the `name[]=a&name[]=b` style (what OpenAI's SDKs send for `include`) is `name` = `a,b`.
  */
-function queryObject(url: URL): Record<string, string> {
+function queryObject(search: URLSearchParams | null): Record<string, string> {
   const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) {
+  if (!search) return query;
+  for (const [key, value] of search) {
     if (key.endsWith('[]') && key.length > 2) {
       const name = key.slice(0, -2);
       query[name] = name in query ? `${query[name]},${value}` : value;
@@ -48,6 +49,21 @@ function queryObject(url: URL): Record<string, string> {
     query[key] = value;
   }
   return query;
+}
+
+/** A path of plain characters only: nothing a URL parser would resolve, decode or rewrite. */
+const PLAIN_PATH = /^\/[\w\-/]*$/;
+
+/**
+ * The request target's path and query. A plain path (every API call's) is taken as it is,
+ * without a URL parser's work; anything else is resolved as a URL would be.
+ */
+function requestTarget(target: string): { pathname: string; search: URLSearchParams | null } {
+  const question = target.indexOf('?');
+  const path = question < 0 ? target : target.slice(0, question);
+  if (PLAIN_PATH.test(path) && !target.includes('#')) return { pathname: path, search: question < 0 ? null : new URLSearchParams(target.slice(question + 1)) };
+  const url = new URL(target, 'http://placeholder');
+  return { pathname: url.pathname, search: url.searchParams };
 }
 
 /** The protocol whose shape the operation's errors take (see `protocol` in the contract). */
@@ -111,7 +127,7 @@ export function createPipeline(options: PipelineOptions) {
   const { router, handlers, services } = options;
 
   async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal, answer: { protocol: ErrorProtocol }) {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
+    const url = requestTarget(req.url ?? '/');
     const method = req.method ?? 'GET';
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
     const match = router.match(method === 'HEAD' ? 'GET' : method, url.pathname);
@@ -143,7 +159,7 @@ export function createPipeline(options: PipelineOptions) {
       principal.answerHeader = (name, value) => res.setHeader(name, value);
     }
     try {
-      const result = await parseAndHandle(req, operation, match.params, url, principal, requestId, signal);
+      const result = await parseAndHandle(req, operation, match.params, url.search, principal, requestId, signal);
       if (rateCount) await countLeftOver(res, rateCount);
       if (result instanceof SseReply) return await writeStream(res, result, signal);
       if (options.validateResponses) {
@@ -176,13 +192,13 @@ export function createPipeline(options: PipelineOptions) {
     req: IncomingMessage,
     operation: AnyOperation,
     matched: Record<string, string>,
-    url: URL,
+    search: URLSearchParams | null,
     principal: Principal | null,
     requestId: string,
     signal: AbortSignal,
   ): Promise<unknown> {
     const params = operation.params ? parseOrThrow(operation.params, matched, 'path') : {};
-    const query = parseOrThrow(operation.query ?? NoFields, queryObject(url), 'query');
+    const query = parseOrThrow(operation.query ?? NoFields, queryObject(search), 'query');
     const rawBody = await readBody(req, options.maxBodyBytes);
     let body: unknown = {};
     if (operation.body && !operation.rawBody) {

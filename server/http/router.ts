@@ -5,6 +5,10 @@ export const API_PREFIX = '/api/v1';
 interface Route {
   operation: AnyOperation;
   segments: string[];
+  /** A last placeholder `{name+}` takes the rest of the path, slashes and all (model ids). */
+  rest: boolean;
+  /** How many segments are literal: of two routes that match, the one with more wins. */
+  literals: number;
 }
 
 export type RouteMatch =
@@ -20,12 +24,34 @@ const split = (path: string) => path.split('/').filter(Boolean);
 
 /** A router built from the contract: every operation's method and path, nothing written by hand. */
 export function createRouter(operations: readonly AnyOperation[]) {
-  const routes: Route[] = operations.map((operation) => ({ operation, segments: split(fullPath(operation)) }));
+  const routes: Route[] = operations.map((operation) => {
+    const segments = split(fullPath(operation));
+    return {
+      operation,
+      segments,
+      rest: segments.at(-1)?.endsWith('+}') ?? false,
+      literals: segments.filter((segment) => !segment.startsWith('{')).length,
+    };
+  });
+  // Paths without placeholders, by path and method: most requests (inference among them) are
+  // found here in one lookup, and such a route is the most literal of any that match.
+  const exact = new Map<string, Map<string, AnyOperation>>();
+  for (const route of routes) {
+    if (route.literals !== route.segments.length) continue;
+    const path = `/${route.segments.join('/')}`;
+    const methods = exact.get(path) ?? new Map<string, AnyOperation>();
+    methods.set(route.operation.method, route.operation);
+    exact.set(path, methods);
+  }
 
   function matchSegments(route: Route, parts: string[]): Record<string, string> | null {
-    // A last placeholder `{name+}` takes the rest of the path, slashes and all (model ids).
-    const rest = route.segments.at(-1)?.endsWith('+}') ?? false;
+    const { rest } = route;
     if (rest ? parts.length < route.segments.length : route.segments.length !== parts.length) return null;
+    // The literal segments first: most routes fail there, before anything is decoded or kept.
+    for (let i = 0; i < route.segments.length; i++) {
+      const pattern = route.segments[i] as string;
+      if (!pattern.startsWith('{') && pattern !== parts[i]) return null;
+    }
     const params: Record<string, string> = {};
     for (let i = 0; i < route.segments.length; i++) {
       const pattern = route.segments[i] as string;
@@ -47,6 +73,8 @@ export function createRouter(operations: readonly AnyOperation[]) {
 
   return {
     match(method: string, pathname: string): RouteMatch {
+      const hit = exact.get(pathname)?.get(method);
+      if (hit) return { kind: 'found', operation: hit, params: {} };
       const parts = split(pathname);
       const allow: string[] = [];
       let best: { operation: AnyOperation; params: Record<string, string>; literals: number } | null = null;
@@ -58,8 +86,7 @@ export function createRouter(operations: readonly AnyOperation[]) {
           continue;
         }
         // Prefer the route with more literal segments (`/usage/users` over a placeholder).
-        const literals = route.segments.filter((s) => !s.startsWith('{')).length;
-        if (!best || literals > best.literals) best = { operation: route.operation, params, literals };
+        if (!best || route.literals > best.literals) best = { operation: route.operation, params, literals: route.literals };
       }
       if (best) return { kind: 'found', operation: best.operation, params: best.params };
       if (allow.length > 0) return { kind: 'wrong_method', allow: [...new Set(allow)] };
