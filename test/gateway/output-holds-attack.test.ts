@@ -42,6 +42,8 @@ async function startWritingUpstream(): Promise<WritingUpstream> {
             created_at: 1,
             status: 'completed',
             model: body.model,
+            // Served at the tier asked for, as OpenAI does for a project that has it.
+            service_tier: body.service_tier ?? 'default',
             output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'word '.repeat(10), annotations: [] }] }],
             usage: { input_tokens: 5, output_tokens: output, total_tokens: 5 + output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
             error: null,
@@ -152,3 +154,20 @@ describe('a native Responses request that names no max_output_tokens', () => {
     expect(toMicro(answer.body.usage.cost)).toBe(costOf(answer.body.usage.output_tokens));
   });
 });
+
+describe('a service tier the model has no price for', () => {
+  it('a chat completion asking for priority is refused by name (the chat service checks it)', async () => {
+    const answer = await t.call('POST', `${API}/chat/completions`, { key: await keyWith(10_000), body: chat({ max_tokens: 10, service_tier: 'priority' }) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe('service_tier');
+  });
+
+  it.fails('a native Responses request asking for priority is refused the same way, not billed standard for a priority answer (responses.ts passes no serviceTier to openMeter)', async () => {
+    const before = upstream.requests.length;
+    const answer = await t.call('POST', `${API}/responses`, { key: await keyWith(10_000), body: { model: 'host/writer', input: 'Hi', max_output_tokens: 10, service_tier: 'priority' } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe('service_tier');
+    expect(upstream.requests.length).toBe(before);
+  });
+});
+
