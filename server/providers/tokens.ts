@@ -77,6 +77,11 @@ export const knownInput = (tokens: number): InputBound => ({ held: tokens, exact
 /** Bytes a base64 string (or data URL) decodes to. */
 const decodedBytes = (data: string) => Math.floor(((data.length - (data.indexOf(',') + 1)) * 3) / 4);
 
+/** The window taken for a model whose own is not known, where a part of unknown size may fill it. */
+const UNKNOWN_WINDOW = 128_000;
+
+const isPresent = (value: unknown) => value !== undefined && value !== null;
+
 /** Audio: at most ten tokens a second, and no usable audio is below 1 KB a second (8 kbit/s). */
 const audioTokens = (data: string) => Math.ceil(decodedBytes(data) / 100);
 
@@ -115,13 +120,13 @@ function partTokens(part: unknown, bounds: InputBounds): number {
       const data = text(field(source, 'data'));
       if (field(source, 'type') === 'text') return bounds.counting.text(data);
       if (data) return Math.ceil(decodedBytes(data) / 3) + bounds.imageTokens;
-      return bounds.contextTokens ?? 128_000;
+      return bounds.contextTokens ?? UNKNOWN_WINDOW;
     }
     case 'file':
     case 'input_file': {
       const data = text(field(field(part, 'file'), 'file_data')) || text(field(part, 'file_data'));
       if (data) return Math.ceil(decodedBytes(data) / 3) + bounds.imageTokens;
-      return bounds.contextTokens ?? 128_000;
+      return bounds.contextTokens ?? UNKNOWN_WINDOW;
     }
     default:
       return bounds.counting.text(JSON.stringify(part) ?? '');
@@ -207,12 +212,15 @@ export function estimateMessagesInputTokens(
 
 /**
  * Input tokens of a Responses request sent as it is: its items (messages as chat messages,
- * anything else by its JSON, with a message's framing), the instructions and the tools.
+ * anything else by its JSON, with a message's framing), the instructions and the tools. A stored
+ * prompt (`prompt`) or a conversation (`conversation`) is read upstream — its instructions, tools
+ * and items are input the request does not show — so such a request may fill the whole window.
  */
 export function estimateResponsesInputTokens(
-  request: { input?: unknown; messages?: unknown; instructions?: unknown; tools?: unknown },
+  request: { input?: unknown; messages?: unknown; instructions?: unknown; tools?: unknown; prompt?: unknown; conversation?: unknown },
   bounds: InputBounds,
 ): number {
+  if (isPresent(request.prompt) || isPresent(request.conversation)) return bounds.contextTokens ?? UNKNOWN_WINDOW;
   const input = request.input ?? request.messages ?? '';
   const items = typeof input === 'string' ? [input] : Array.isArray(input) ? input : [input];
   const itemTokens = items.reduce<number>((sum, item) => {

@@ -23,6 +23,9 @@ interface SearchingUpstream {
 
 /** How many searches the upstream runs for a request that may search and sets no cap. */
 const UNCAPPED_SEARCHES = 12;
+/** The OpenAI-type model's window, and the input a stored prompt or a conversation brings upstream. */
+const CONTEXT = 2_000;
+const UNSEEN_INPUT = 1_500;
 
 async function startSearchingUpstream(): Promise<SearchingUpstream> {
   const requests: SearchingUpstream['requests'] = [];
@@ -36,6 +39,8 @@ async function startSearchingUpstream(): Promise<SearchingUpstream> {
       if (req.url?.endsWith('/responses')) {
         // A stored prompt brings its own tools: this one's has web search.
         const maySearch = body.prompt !== undefined || (Array.isArray(body.tools) && body.tools.length > 0);
+        // A stored prompt's or a conversation's own items are input the request does not show.
+        const input = body.prompt !== undefined || body.conversation !== undefined ? UNSEEN_INPUT : 5;
         const cap = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : UNCAPPED_SEARCHES;
         const searches = maySearch ? Math.min(cap, UNCAPPED_SEARCHES) : 0;
         const output = [
@@ -50,7 +55,7 @@ async function startSearchingUpstream(): Promise<SearchingUpstream> {
             status: 'completed',
             model: body.model,
             output,
-            usage: { input_tokens: 5, output_tokens: 2, total_tokens: 7, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+            usage: { input_tokens: input, output_tokens: 2, total_tokens: input + 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
             error: null,
           }),
         );
@@ -87,7 +92,7 @@ beforeAll(async () => {
   anthropic = await startFakeAnthropic({ apiKey: 'anthropic-test-key' });
   const file = writeProvidersFile({
     providers: [
-      { id: 'oai', type: 'openai', base_url: upstream.url, api_key_env: 'UP_KEY', supports_responses: true, models: [{ id: 'gpt-search', ...PRICES, context_length: 128_000 }] },
+      { id: 'oai', type: 'openai', base_url: upstream.url, api_key_env: 'UP_KEY', supports_responses: true, models: [{ id: 'gpt-search', ...PRICES, context_length: CONTEXT }] },
       { id: 'ant', type: 'anthropic', base_url: anthropic.url, api_key_env: 'ANT_KEY', models: [{ id: 'claude-fake', ...PRICES, context_length: 200_000 }] },
     ],
     // Anthropic first, then an OpenAI-type target: the Messages API serves it translated.
@@ -120,35 +125,54 @@ async function heldFor(path: string, body: unknown): Promise<number> {
 describe('a Responses request whose stored prompt brings the tools', () => {
   const body = { model: 'oai/gpt-search', input: 'Weather in Paris?', max_output_tokens: 10, prompt: { id: 'pmpt_with_web_search' } };
 
-  const { prompt: _prompt, ...withoutPrompt } = body;
-
-  it('is held for the searches it may run: a balance that pays for its tokens and not for ten searches is refused', async () => {
-    const tokensOnly = await heldFor('/responses', withoutPrompt);
-    const poor = await keyWith(tokensOnly + 3);
-    expect((await t.call('POST', `${API}/responses`, { key: poor, body: withoutPrompt })).status).toBe(200);
+  it('is held for the searches it may run: a balance that pays for one search and not for ten is refused', async () => {
+    const poor = await keyWith((await heldFor('/responses', { ...body, max_tool_calls: 1 })) + 3);
+    expect((await t.call('POST', `${API}/responses`, { key: poor, body: { ...body, max_tool_calls: 1 } })).status).toBe(200);
     const before = upstream.requests.length;
     const refused = await t.call('POST', `${API}/responses`, { key: poor, body });
     expect(refused.status).toBe(402);
     expect(upstream.requests.length).toBe(before);
   });
 
-  it('when served, is charged no more than it was held for', async () => {
-    const tokensOnly = await heldFor('/responses', withoutPrompt);
-    const key = await keyWith(tokensOnly + 10 + 5);
+  it('when served, is sent the cap it was held for and charged its whole cost, no more than the hold', async () => {
+    const held = await heldFor('/responses', body);
+    const key = await keyWith(held + 5);
     const served = await t.call('POST', `${API}/responses`, { key, body });
     expect(served.status).toBe(200);
     expect(lastUpstreamBody().max_tool_calls).toBe(10);
-    // The ten searches that ran are charged, and no more than the hold.
     expect(served.body.output.filter((item: { type: string }) => item.type === 'web_search_call')).toHaveLength(10);
-    expect(toMicro(served.body.usage.cost)).toBeGreaterThanOrEqual(toMicro(10));
-    expect(toMicro(served.body.usage.cost)).toBeLessThanOrEqual(toMicro(tokensOnly + 10));
+    const cost = toMicro(UNSEEN_INPUT * 0.1 + 2 * 0.2 + 10 * 1);
+    expect(toMicro(served.body.usage.cost)).toBe(cost);
+    expect(cost).toBeLessThanOrEqual(toMicro(held));
   });
 
   it("the client's own max_tool_calls is kept and held", async () => {
-    const key = await keyWith((await heldFor('/responses', withoutPrompt)) + 3);
+    const key = await keyWith(await heldFor('/responses', { ...body, max_tool_calls: 2 }));
     const served = await t.call('POST', `${API}/responses`, { key, body: { ...body, max_tool_calls: 2 } });
     expect(served.status).toBe(200);
     expect(lastUpstreamBody().max_tool_calls).toBe(2);
+  });
+});
+
+describe('a Responses request whose input the upstream adds (a stored prompt, a conversation)', () => {
+  // Both are read upstream: the prompt's instructions and messages, the conversation's items.
+  // Nothing of them is in the request, so its input is bound only by the model's window.
+  const visible = { model: 'oai/gpt-search', input: 'Go on.', max_output_tokens: 10 };
+
+  it.each([
+    ['a stored prompt', { prompt: { id: 'pmpt_long' } }],
+    ['a conversation', { conversation: 'conv_long' }],
+    ['a conversation object', { conversation: { id: 'conv_long' } }],
+  ])('%s is held for the whole window, and charged its whole cost on a balance that pays the hold', async (_what, extra) => {
+    const body = { ...visible, ...extra };
+    const held = await heldFor('/responses', body);
+    expect(held).toBeGreaterThanOrEqual(CONTEXT * 0.1);
+    const key = await keyWith(held + 1);
+    const served = await t.call('POST', `${API}/responses`, { key, body });
+    expect(served.status).toBe(200);
+    expect(served.body.usage.input_tokens).toBe(UNSEEN_INPUT);
+    const searches = served.body.output.filter((item: { type: string }) => item.type === 'web_search_call').length;
+    expect(toMicro(served.body.usage.cost)).toBe(toMicro(UNSEEN_INPUT * 0.1 + 2 * 0.2 + searches * 1));
   });
 });
 
