@@ -18,7 +18,7 @@ let adapter: Required<Pick<ProviderAdapter, 'relayChat' | 'relayChatStream'>>;
 beforeEach(async () => {
   fake = await startFakeOpenAI();
   const upstream = createUpstream({ provider: 'openai', baseUrl: fake.url, headers: { authorization: `Bearer ${fake.apiKey}` } });
-  created = createOpenAIAdapter({ upstream });
+  created = createOpenAIAdapter({ upstream, supportsResponses: true });
   if (!created.relayChat || !created.relayChatStream) throw new Error('the OpenAI adapter relays chat completions');
   adapter = { relayChat: created.relayChat, relayChatStream: created.relayChatStream };
 });
@@ -130,5 +130,15 @@ describe('openai relay: usage read without the schema', () => {
       'usage',
     ];
     for (const usage of others) expect(plainUsage(usage)).toBeNull();
+  });
+});
+
+describe('openai relay: a native response, not streamed', () => {
+  it('is passed on as it came where it has what the gateway reads, and a 502 naming the fault where not', async () => {
+    const response = { id: 'resp_1', object: 'response', status: 'completed', novel: true, output: [{ type: 'message', content: [] }] };
+    fake.script({ kind: 'respond', status: 200, body: response }, { kind: 'respond', status: 200, body: { ...response, output: [{ content: [] }] } });
+    const call = { model: 'gpt-fake', body: { input: 'hi' }, signal: new AbortController().signal };
+    expect(await created.responses?.create(call)).toEqual(response);
+    await expect(created.responses?.create(call)).rejects.toMatchObject(apiError(502, 'upstream_bad_response', 'output.0.type'));
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEventStream } from '../../../src/contract/sse.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
+import { isJsonObject, type JsonObject } from '../json-object.js';
 import type { MessagesCall, NativeMessages } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { AnthropicUsage, tokenUsageOf } from './usage.js';
@@ -46,8 +47,11 @@ export function createNativeMessages(upstream: Upstream, defaultVersion: string)
 
   return {
     async create(call) {
-      const answer = parseUpstream(upstream.provider, RelayedMessage, await upstream.json('/messages', init(call)), 'message');
-      return { answer, usage: tokenUsageOf(answer.usage) };
+      const answer = await upstream.json('/messages', init(call));
+      // Only the type and the usage are read: checked on their own, the answer goes on uncopied.
+      const read = isJsonObject(answer) ? { type: answer.type, usage: answer.usage } : answer;
+      const { usage } = parseUpstream(upstream.provider, RelayedMessage, read, 'message');
+      return { answer: answer as JsonObject, usage: tokenUsageOf(usage) };
     },
 
     async *stream(call) {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { eventStreamParser } from '../../../src/contract/sse.js';
 import { checkRelayedAnswers } from '../answer-checks.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
+import { isJsonObject, type JsonObject } from '../json-object.js';
 import { estimateChatInputTokens, tokensOfLength, UNBOUNDED } from '../tokens.js';
 import type { ChatCall, ChatUsage, RelayedChatChunk, RelayedCompletion } from '../types.js';
 import type { Upstream } from '../upstream.js';
@@ -15,17 +16,15 @@ import { tokenUsageOfChat } from './usage.js';
  * `checkRelayedAnswers` says (under test), as re-validating every chunk costs more than relaying it.
  */
 
-type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const lengthOf = (value: unknown) => (typeof value === 'string' ? value.length : 0);
 
 /** Characters a delta (or a message) writes: reasoning (under either name its host gives it), text, tool arguments. */
 function writtenLength(delta: unknown): number {
-  if (!isObject(delta)) return 0;
+  if (!isJsonObject(delta)) return 0;
   let length = lengthOf(delta.content) + (typeof delta.reasoning_content === 'string' ? delta.reasoning_content.length : lengthOf(delta.reasoning));
   if (Array.isArray(delta.tool_calls)) {
-    for (const call of delta.tool_calls) if (isObject(call) && isObject(call.function)) length += lengthOf(call.function.arguments);
+    for (const call of delta.tool_calls) if (isJsonObject(call) && isJsonObject(call.function)) length += lengthOf(call.function.arguments);
   }
   return length;
 }
@@ -33,8 +32,8 @@ function writtenLength(delta: unknown): number {
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
 /** Details absent, or an object whose named parts are counts or absent (the rest passes, as the schema lets it). */
-const plainDetails = (details: unknown, parts: readonly string[]): details is Json | undefined =>
-  details === undefined || (isObject(details) && parts.every((part) => details[part] === undefined || isCount(details[part])));
+const plainDetails = (details: unknown, parts: readonly string[]): details is JsonObject | undefined =>
+  details === undefined || (isJsonObject(details) && parts.every((part) => details[part] === undefined || isCount(details[part])));
 
 const PROMPT_PARTS = ['cached_tokens', 'audio_tokens'] as const;
 const COMPLETION_PARTS = ['reasoning_tokens', 'audio_tokens', 'accepted_prediction_tokens', 'rejected_prediction_tokens'] as const;
@@ -46,7 +45,7 @@ const COMPLETION_PARTS = ['reasoning_tokens', 'audio_tokens', 'accepted_predicti
  * rest of reading it.
  */
 export function plainUsage(value: unknown): ChatUsage | null {
-  if (!isObject(value)) return null;
+  if (!isJsonObject(value)) return null;
   const { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, prompt_tokens_details: promptDetails, completion_tokens_details: completionDetails } = value;
   if (!isCount(prompt) || !isCount(completion) || (total !== undefined && !isCount(total))) return null;
   if (!plainDetails(promptDetails, PROMPT_PARTS) || !plainDetails(completionDetails, COMPLETION_PARTS)) return null;
@@ -59,7 +58,7 @@ export function plainUsage(value: unknown): ChatUsage | null {
   };
 }
 
-export function createChatRelay(upstream: Upstream, request: (call: ChatCall, stream: boolean) => Json) {
+export function createChatRelay(upstream: Upstream, request: (call: ChatCall, stream: boolean) => JsonObject) {
   const provider = upstream.provider;
   const parse = <T extends z.ZodType>(schema: T, value: unknown, what: string) => parseUpstream(provider, schema, value, what);
   const usageOf = (value: unknown, what: string) => (value == null ? null : (plainUsage(value) ?? parse(UpstreamChatUsage, value, `${what}: usage`)));
@@ -72,7 +71,7 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
     } catch {
       throw upstreamBadResponse(provider, 'a stream event that is not JSON');
     }
-    if (!isObject(json)) throw upstreamBadResponse(provider, 'a chat completion chunk that is not an object');
+    if (!isJsonObject(json)) throw upstreamBadResponse(provider, 'a chat completion chunk that is not an object');
     if ('error' in json) {
       const failure = UpstreamStreamError.safeParse(json);
       if (failure.success) throw upstreamStreamError(provider, upstream.redact(failure.data));
@@ -81,7 +80,7 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
     const { choices } = json;
     if (!Array.isArray(choices)) throw upstreamBadResponse(provider, 'a chat completion chunk: choices is not a list');
     let written = 0;
-    for (const choice of choices) if (isObject(choice)) written += writtenLength(choice.delta);
+    for (const choice of choices) if (isJsonObject(choice)) written += writtenLength(choice.delta);
     return {
       data,
       json,
@@ -96,12 +95,12 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
     async relayChat(call: ChatCall): Promise<RelayedCompletion> {
       const answer = await upstream.json('/chat/completions', { body: request(call, false), signal: call.signal });
       if (checkRelayedAnswers) parse(UpstreamChatCompletion, answer, 'a chat completion');
-      if (!isObject(answer) || !Array.isArray(answer.choices) || answer.choices.length === 0) {
+      if (!isJsonObject(answer) || !Array.isArray(answer.choices) || answer.choices.length === 0) {
         throw upstreamBadResponse(provider, 'a chat completion: choices is not a list of at least one');
       }
       // An upstream that does not count gets an estimate: what is billed is what the answer says.
       const first: unknown = answer.choices[0];
-      const usage = usageOf(answer.usage, 'a chat completion') ?? estimatedUsage(call, isObject(first) ? first.message : null);
+      const usage = usageOf(answer.usage, 'a chat completion') ?? estimatedUsage(call, isJsonObject(first) ? first.message : null);
       answer.usage = usage;
       return { answer: answer as RelayedCompletion['answer'], usage: tokenUsageOfChat(usage, typeof answer.service_tier === 'string' ? answer.service_tier : null) };
     },
