@@ -145,6 +145,9 @@ export const QUARTER_CHARS: InputCounting = {
 const O200K_MODELS = /^(?:openai\/)?(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o\d)(?:[-.:]|$)/;
 const CL100K_MODELS = /^(?:openai\/)?(?:gpt-4|gpt-3\.5|text-embedding-(?:3-small|3-large|ada-002))(?:[-.:]|$)/;
 
+/** Whether a model id names one of OpenAI's own models (their tokenizers, their request fields). */
+export const isOpenAiModel = (model: string) => O200K_MODELS.test(model) || CL100K_MODELS.test(model);
+
 /** The counting of a model: its own tokenizer when it is OpenAI's, else the bytes bound. */
 export function countingOf(model: string): InputCounting {
   if (O200K_MODELS.test(model)) return O200K;

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   malformed_request: { status: 400, meaning: 'The request is not valid HTTP/1.1.' },
   model_not_supported: { status: 400, meaning: 'The model exists but cannot serve this operation.' },
   service_tier_not_priced: { status: 400, meaning: 'The model has no price for the service tier asked for.' },
+  tool_not_priced: { status: 400, meaning: 'A hosted tool billed per use that this server has no price for (code interpreter, file search, image generation).' },
   item_not_found: { status: 400, meaning: 'An item the request refers to is not in the response or recent history.' },
   response_not_streamable: { status: 400, meaning: 'The response was not created with stream: true, so it cannot be streamed.' },
   expiry_in_past: { status: 400, meaning: 'The expiry asked for is already past.' },

@@ -307,13 +307,13 @@ describe("a native Responses request with a hosted tool whose fee this server do
   // native upstream and charges tokens and web searches only. Owned by responses.ts (or its schema).
   const withTool = (tool: Record<string, unknown>) => ({ model: 'oai/gpt-search', input: 'Plot y = x^2.', max_output_tokens: 10, tools: [tool] });
 
-  it.fails('code_interpreter is refused by name, not served with its container fee unheld and uncharged', async () => {
+  it('code_interpreter is refused by name, not served with its container fee unheld and uncharged', async () => {
     const answer = await t.call('POST', `${API}/responses`, { key: await keyWith(1000), body: withTool({ type: 'code_interpreter', container: { type: 'auto' } }) });
     expect(answer.status).toBe(400);
     expect(answer.body.error.param).toBe('tools[0]');
   });
 
-  it.fails('image_generation is refused by name, not served with its images unheld and uncharged', async () => {
+  it('image_generation is refused by name, not served with its images unheld and uncharged', async () => {
     const answer = await t.call('POST', `${API}/responses`, { key: await keyWith(1000), body: withTool({ type: 'image_generation' }) });
     expect(answer.status).toBe(400);
     expect(answer.body.error.param).toBe('tools[0]');

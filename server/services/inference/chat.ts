@@ -8,6 +8,7 @@ import { asApiError, meteredChunks } from './metered-stream.js';
 import { relayedChatEvents, settledCompletion } from './chat-relay.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
+import { heldOutputTokens, withOutputLimit } from './output-limit.js';
 import { routingOf, type Routing } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
 
@@ -42,7 +43,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       const plan = routing.plan(deps.registry.requested([body.model, ...(body.models ?? [])], 'chat'), body.stream ? 'stream' : 'answer');
       // n choices may each write the whole budget: the hold covers them all, on the dearest target.
       const choices = body.n ?? 1;
-      const outputOf = (entry: ModelEntry) => body.max_completion_tokens ?? body.max_tokens ?? entry.defaultMaxOutputTokens;
+      const outputOf = (entry: ModelEntry) => heldOutputTokens(body, entry);
       const [first, ...alternatives] = plan.targets.map(({ entry }) => ({
         entry,
         input: inputBoundOf((bounds) => estimateChatInputTokens(body, bounds), boundsOf(entry)),
@@ -51,7 +52,8 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       if (!first) throw new Error('a plan has at least one target');
       const meter = await openMeter(deps, { caller, ...first, operation, requestId, serviceTier: body.service_tier, alternatives });
       const sent = upstreamBody(body);
-      const callOf = (entry: ModelEntry) => ({ model: entry.model, body: sent, maxOutputTokens: outputOf(entry), signal });
+      // Sent with the output limit it was held for, so no upstream writes past the hold.
+      const callOf = (entry: ModelEntry) => ({ model: entry.model, body: withOutputLimit(sent, outputOf(entry), entry.model), maxOutputTokens: outputOf(entry), signal });
       const inputOf = (entry: ModelEntry) => [first, ...alternatives].find((target) => target.entry === entry)?.input ?? first.input;
       // A chat-completions client of an upstream that speaks chat completions gets the upstream's
       // answer as it was written, read only for metering (an image model to put into tool calls

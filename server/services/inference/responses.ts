@@ -25,6 +25,8 @@ import {
   type ResponseMeta,
   type ResponseRequest,
 } from './responses-translate.js';
+import { withOutputLimit } from './output-limit.js';
+import { assertToolsPriced } from './unpriced-tools.js';
 import { cappedResponsesSearches } from './web-searches.js';
 
 /** How often a background response checks whether another instance cancelled it. */
@@ -76,13 +78,15 @@ function bind(p: Prepared, target: ResolvedModel): void {
   p.meta.request = option.request;
 }
 
-/** What an upstream with its own Responses API receives: the client's body, our fields removed, its web searches capped. */
-function nativeBody(request: ResponseRequest, upstreamModel: string): Json {
+/** What an upstream with its own Responses API receives: the client's body, our fields removed, its web searches and output capped as held. */
+function nativeBody(request: ResponseRequest, upstreamModel: string, maxOutputTokens: number): Json {
   const { image_model: _image, messages, thinking, background: _background, stream: _stream, ...rest } = request;
   const effort = rest.reasoning?.effort ?? (thinking?.type === 'enabled' ? 'medium' : undefined);
   return {
     ...cappedResponsesSearches(rest).body,
     model: upstreamModel,
+    // The output limit the hold covers, when the client named none.
+    max_output_tokens: rest.max_output_tokens ?? maxOutputTokens,
     ...(messages ? { input: messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content ?? '' })) } : {}),
     ...(effort ? { reasoning: { ...rest.reasoning, effort } } : {}),
   };
@@ -186,6 +190,8 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   async function prepare(caller: Caller, { models: fallbacks, ...original }: ResponseRequest, requestId: string): Promise<Prepared> {
     // Web searches are billed per call: the hold covers as many as the request can run (`nativeBody` caps them).
     const { searches } = cappedResponsesSearches(original);
+    assertToolsPriced(original.tools);
+    const serviceTier = typeof original.service_tier === 'string' ? original.service_tier : null;
     const plan = routing.plan(deps.registry.requested([original.model, ...(fallbacks ?? [])], 'responses'), original.stream ? 'stream' : 'answer');
     const options = new Map<string, TargetRequest>();
     let kept: Json[] = [];
@@ -202,7 +208,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     const [first, ...others] = plan.targets.map((target) => ({ entry: target.entry, ...(options.get(target.entry.id) as TargetRequest) }));
     if (!first) throw new Error('a plan has at least one target');
     const alternatives = others.map(({ entry, inputBound, maxOutputTokens }) => ({ entry, input: inputBound, maxOutputTokens }));
-    const meter = await openMeter(deps, { caller, entry: first.entry, operation: 'responses', requestId, input: first.inputBound, maxOutputTokens: first.maxOutputTokens, webSearches: searches, alternatives });
+    const meter = await openMeter(deps, { caller, entry: first.entry, operation: 'responses', requestId, input: first.inputBound, maxOutputTokens: first.maxOutputTokens, serviceTier, webSearches: searches, alternatives });
     const meta = { id: newId('resp'), model: first.entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request: first.request };
     // Every kept input item has an id, so that input_items and item_reference can name it.
     const input = kept.map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
@@ -220,8 +226,8 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     const { value } = await serveMetered(routing, p.plan, p.meter, signal, answerHeader, async (target) => {
       bind(p, target);
       const native = target.adapter.responses;
-      if (native) return { kind: 'native' as const, result: await native.create({ model: p.upstreamModel, body: nativeBody(p.meta.request, p.upstreamModel), signal }) };
-      return { kind: 'chat' as const, ...(await target.adapter.chat({ model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal })) };
+      if (native) return { kind: 'native' as const, result: await native.create({ model: p.upstreamModel, body: nativeBody(p.meta.request, p.upstreamModel, p.maxOutputTokens), signal }) };
+      return { kind: 'chat' as const, ...(await target.adapter.chat({ model: p.upstreamModel, body: withOutputLimit(toChatBody(p.meta.request), p.maxOutputTokens, p.upstreamModel), maxOutputTokens: p.maxOutputTokens, signal })) };
     });
     const { meta, meter } = p;
     try {
@@ -291,8 +297,8 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     const { value } = await serveMetered(routing, p.plan, p.meter, signal, answerHeader, async (target) => {
       bind(p, target);
       const native = target.adapter.responses;
-      if (native) return { kind: 'native' as const, events: await firstEventOf(native.stream({ model: p.upstreamModel, body: { ...nativeBody(p.meta.request, p.upstreamModel), stream: true }, signal })) };
-      const chat = { model: p.upstreamModel, body: toChatBody(p.meta.request), maxOutputTokens: p.maxOutputTokens, signal };
+      if (native) return { kind: 'native' as const, events: await firstEventOf(native.stream({ model: p.upstreamModel, body: { ...nativeBody(p.meta.request, p.upstreamModel, p.maxOutputTokens), stream: true }, signal })) };
+      const chat = { model: p.upstreamModel, body: withOutputLimit(toChatBody(p.meta.request), p.maxOutputTokens, p.upstreamModel), maxOutputTokens: p.maxOutputTokens, signal };
       return { kind: 'chat' as const, chunks: await firstEventOf(rewriteChunks(target.adapter.chatStream(chat), p.meta.request.image_model)) };
     });
     const events = value.kind === 'native' ? nativeEvents(p, value.events, signal, upstream) : chunksToEvents(p.meta, meteredChunks(value.chunks, p.meter, p.inputBound, signal));

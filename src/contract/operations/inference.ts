@@ -38,7 +38,7 @@ export const inferenceOperations = [
   }),
   defineOperation({
     id: 'responses.create',
-    errors: ['response_not_found', 'item_not_found', 'service_tier_not_priced'],
+    errors: ['response_not_found', 'item_not_found', 'service_tier_not_priced', 'tool_not_priced'],
     cli: ['responses', 'create'],
     method: 'POST',
     path: '/responses',
