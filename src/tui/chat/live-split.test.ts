@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { planCommit, renderUnprinted, rowsOf, type CommitPlan } from './live-split.js';
 import { renderMarkdown } from './markdown.js';
@@ -123,6 +124,76 @@ describe('streamed in pieces, printed as one render of the whole', () => {
       });
     }
   }
+
+  describe('a paragraph taller than the room, cut only where one render wraps it', () => {
+    // With colours on (FORCE_COLOR=1), the codes may sit elsewhere (each piece has the paragraph's
+    // reset; a style opens at the end of the row before it) and show alike: compared as shown.
+    const visible = (rendered: string) =>
+      stripVTControlCharacters(rendered)
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .join('\n');
+    const words = (count: number, styled: boolean) =>
+      Array.from({ length: count }, (_, i) => {
+        if (!styled) return `w${i}x`;
+        if (i % 13 === 4) return `**bold b${i}x and more**`;
+        if (i % 17 === 8) return `\`code c${i}x()\``;
+        if (i % 29 === 11) return `*it${i}x*`;
+        if (i % 37 === 20) return `[a link ${i}](https://example.com/p${i})`;
+        return i % 5 === 0 ? `longerword${i}x` : `w${i}x`;
+      }).join(' ');
+    for (const count of [600, 2000]) {
+      for (const styled of [false, true]) {
+        for (const columns of [60, 100, 200]) {
+          it(`${count} words${styled ? ' with bold, code, emphasis and links' : ''} at ${columns} columns`, () => {
+            const text = `${words(count, styled)}\n\nThe end.`;
+            const size = { width: columns - 2, columns, maxRows: 15, printed: '' };
+            expect(visible(stream(text, size))).toBe(visible(renderMarkdown(text, size.width)));
+          });
+        }
+      }
+    }
+
+    it('keeps only the rows still being written live', () => {
+      const text = words(200, true);
+      const plan = planCommit(text, room);
+      expect(plan?.kind).toBe('text');
+      if (plan?.kind !== 'text') return;
+      expect(renderMarkdown(plan.rest, room.width).split('\n').length).toBeLessThanOrEqual(2);
+      expect(visible(`${renderMarkdown(plan.commit, room.width)}\n${renderMarkdown(plan.rest, room.width)}`)).toBe(visible(renderMarkdown(text, room.width)));
+    });
+
+    it('never cuts off a row a span still open would change, while there is room', () => {
+      // Once the code span closes its backticks vanish, and the rows from it on narrow.
+      const open = `${words(40, false)} \`an open code span with words ${words(30, false)}`;
+      const plan = planCommit(open, { ...room, maxRows: 20 });
+      if (plan?.kind === 'text') expect(plan.commit).not.toContain('`');
+      else expect(plan).toBeNull();
+    });
+
+    it('a marker that never closes (2*3, a lone backtick) keeps it live only for a while', () => {
+      const stray = `${words(30, false)} 2*3 and a lone \` here ${words(600, false)}`;
+      const size = { width: 58, columns: 60, maxRows: 15, printed: '' };
+      expect(stream(stray, size)).toBe(renderMarkdown(stray, size.width));
+      const plan = planCommit(stray, size);
+      expect(plan?.kind).toBe('text');
+      if (plan?.kind === 'text') expect(renderMarkdown(plan.rest, size.width).split('\n').length).toBeLessThanOrEqual(2);
+    });
+
+    it('a line that may be the header of a table stays live until the next line says', () => {
+      const text = `${words(60, false)}\n| ${words(30, false)} | b |\n|---|---|\n| 1 | 2 |`;
+      const size = { width: 38, columns: 40, maxRows: 15, printed: '' };
+      expect(stream(text, size, 3)).toBe(renderMarkdown(text, size.width));
+    });
+
+    it('long spans that open and close while it streams', () => {
+      const spans = `${words(50, false)} \`a code span of ${words(25, false)}\` then **bold for ${words(30, false)} words** and *emphasis ${words(20, false)}* [a link with ${words(12, false)}](https://example.com) ${words(60, false)}`;
+      for (const columns of [42, 60, 100]) {
+        const size = { width: columns - 2, columns, maxRows: 20, printed: '' };
+        expect(visible(stream(spans, size, 3))).toBe(visible(renderMarkdown(spans, size.width)));
+      }
+    });
+  });
 
   it('a list keeps counting from its first number, whatever the model wrote after it', () => {
     const ones = Array.from({ length: 40 }, (_, i) => `1. item ${i + 1}`).join('\n');

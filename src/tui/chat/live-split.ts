@@ -2,6 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
 import type { Tokens } from 'marked';
 import { markdownBlocks, renderMarkdown } from './markdown.js';
+import { cutParagraph } from './paragraph-cut.js';
 
 /**
  * What part of a streaming answer can move to the scrollback now, so that the live region (the
@@ -16,7 +17,10 @@ import { markdownBlocks, renderMarkdown } from './markdown.js';
  * - A code block goes line by line, a table row by row (its columns are fixed by its header and
  *   first row): the block stays whole in the live text, so it keeps its context, and `printed`
  *   says how much of it is in the scrollback already.
- * - Anything else taller than the room (a paragraph) is cut at its last line break, or at a space.
+ * - A paragraph goes row by row, as one render wraps it (paragraph-cut.ts): only its last rows
+ *   stay live, so the live region stays a few rows high however long the paragraph, and a
+ *   terminal made shorter has no live rows to push into the scrollback.
+ * - Anything else taller than the room is cut at its last line break, or at a space.
  */
 export type CommitPlan =
   /** Move `commit` to the scrollback (minus what `printed` printed of it); `rest` stays live. */
@@ -154,6 +158,25 @@ function cutPlainly(text: string, options: { width: number; maxRows: number }): 
   return { kind: 'text', commit: text.slice(0, space), rest: text.slice(space + 1), gap: false };
 }
 
+/** Rows of a paragraph kept live before its finished rows go (the last one is still being written). */
+const PARAGRAPH_LIVE_ROWS = 2;
+/** Rows of a paragraph no cut reproduces (markdown this does not foresee) before it is cut anyway. */
+const UNCUT_ROWS = 24;
+
+/**
+ * A paragraph's rows but the last go to the scrollback once it is more than a couple of rows
+ * high, at a row boundary no span still open can move (paragraph-cut.ts). Until one is safe, its
+ * rows stay live (the live region shows the last that fit).
+ */
+function splitParagraph(text: string, options: { width: number; columns: number; maxRows: number }): CommitPlan | null {
+  const rows = renderMarkdown(text, options.width).split('\n').length;
+  if (rows <= PARAGRAPH_LIVE_ROWS) return null;
+  const cut = cutParagraph(text, options.width, 1);
+  if (cut) return { kind: 'text', commit: cut.commit, rest: cut.rest, gap: false };
+  // Rather rows not quite as one render wraps them than a live region that grows without end.
+  return rows > UNCUT_ROWS && rowsOf(renderMarkdown(text, options.width), options.columns) > options.maxRows ? cutPlainly(text, options) : null;
+}
+
 export function planCommit(text: string, options: { width: number; columns: number; maxRows: number; printed: string }): CommitPlan | null {
   const plan = nextCommit(text, options);
   // A block kept live prints only when that brings lines that are final.
@@ -189,6 +212,7 @@ function nextCommit(text: string, options: { width: number; columns: number; max
   if (block?.type === 'code' && FENCE.test(block.raw)) return finishedLines(text, end, options.printed, 2);
   if (block?.type === 'table') return printedRows(text, end, options.printed);
   if (block?.type === 'list' && (block as Tokens.List).items.length > 1) return splitList(block as Tokens.List, text, end, options.printed);
+  if (block?.type === 'paragraph' && !options.printed) return splitParagraph(text, options);
   if (!tooTall(text, options)) return null;
   if (block?.type === 'list') return splitList(block as Tokens.List, text, end, options.printed) ?? (options.printed ? null : cutPlainly(text, options));
   return options.printed ? null : cutPlainly(text, options);
