@@ -20,6 +20,10 @@ let t: TestServer;
 /** 0.1 credit an input token, 0.2 an output token; a web search 1 credit. */
 const PRICES = { input_price: 1000, output_price: 2000 } as const;
 const SEARCH_CREDITS = 1;
+/** The searching model's window: each search's results may fill it (as input of the step that reads them). */
+const WINDOW = 1_000;
+/** What a hold takes for each search: its fee and a window of results at 0.1 credit a token. */
+const PER_SEARCH = SEARCH_CREDITS + WINDOW * 0.1;
 
 beforeAll(async () => {
   openai = await startFakeOpenAI();
@@ -32,7 +36,7 @@ beforeAll(async () => {
       type: 'anthropic',
       base_url: anthropic.url,
       api_key_env: 'FAKE_ANTHROPIC_KEY',
-      models: [{ id: 'claude-fake', ...PRICES, web_search_price: SEARCH_CREDITS / 100, context_length: 200_000 }],
+      models: [{ id: 'claude-fake', ...PRICES, web_search_price: SEARCH_CREDITS / 100, context_length: WINDOW }],
     },
   ];
   writeFileSync(file, JSON.stringify({ providers }));
@@ -83,19 +87,19 @@ describe('web searches are held for as many as a request can run', () => {
   /** The hold without searches: the request's bytes and framing at 0.1 credit, 10 output tokens at 0.2; a few credits. */
   const WITHOUT_SEARCHES = 20;
 
-  it('a web-search tool without max_uses is sent capped at 10, and the hold covers 10 searches', async () => {
-    const rich = await keyWith(WITHOUT_SEARCHES + 10 * SEARCH_CREDITS + 5);
+  it('a web-search tool without max_uses is sent capped at 10, and the hold covers 10 searches, their results included', async () => {
+    const rich = await keyWith(WITHOUT_SEARCHES + 10 * PER_SEARCH + 5);
     const served = await t.call('POST', `${API}/messages`, { key: rich, body: body([search()]) });
     expect(served.status).toBe(200);
     expect(lastTools()?.[0]?.max_uses).toBe(10);
 
-    const poor = await keyWith(WITHOUT_SEARCHES + 5 * SEARCH_CREDITS);
+    const poor = await keyWith(WITHOUT_SEARCHES + 5 * PER_SEARCH);
     const refused = await t.call('POST', `${API}/messages`, { key: poor, body: body([search()]) });
     expect(refused.status).toBe(402);
   });
 
   it("the client's own max_uses is kept and held", async () => {
-    const key = await keyWith(WITHOUT_SEARCHES + 5 * SEARCH_CREDITS);
+    const key = await keyWith(WITHOUT_SEARCHES + 5 * PER_SEARCH);
     const served = await t.call('POST', `${API}/messages`, { key, body: body([search({ max_uses: 2 })]) });
     expect(served.status).toBe(200);
     expect(lastTools()?.[0]?.max_uses).toBe(2);

@@ -220,34 +220,27 @@ describe('a chat completion that asks its upstream to search the web', () => {
   // and the chat service neither holds nor charges one. Owned by server/services/inference/chat.ts.
   const ask = (extra: Record<string, unknown>) => ({ model: 'oai/gpt-search', max_tokens: 10, messages: [{ role: 'user', content: 'Weather in Paris?' }], ...extra });
 
-  /**
-   * Served with a balance that pays for the request's tokens (its hold with the search field
-   * counted as input) and half a search: it reaches the upstream, search field and all.
-   */
-  async function servedBelowOneSearch(extra: Record<string, unknown>) {
-    const key = await keyWith((await heldFor('/chat/completions', ask(extra))) + 0.5);
-    const before = upstream.requests.length;
-    const answer = await t.call('POST', `${API}/chat/completions`, { key, body: ask(extra) });
-    return { answer, reachedUpstream: upstream.requests.length > before };
-  }
-
-  it('today the search reaches the upstream with no search held (the gap the two todo tests below close)', async () => {
-    const { answer, reachedUpstream } = await servedBelowOneSearch({ web_search_options: {} });
+  it('web_search_options on a model with a web-search price is held for one search and its results, and charged the search', async () => {
+    const plain = await heldFor('/chat/completions', ask({}));
+    const searching = await heldFor('/chat/completions', ask({ web_search_options: {} }));
+    // The fee, and a window of results as input, besides the field's own bytes.
+    expect(searching - plain).toBeGreaterThan(1 + CONTEXT * 0.1 - 1);
+    const answer = await t.call('POST', `${API}/chat/completions`, { key: await keyWith(searching + 1), body: ask({ web_search_options: {} }) });
     expect(answer.status).toBe(200);
-    expect(reachedUpstream).toBe(true);
     expect(lastUpstreamBody().web_search_options).toEqual({});
+    const without = await t.call('POST', `${API}/chat/completions`, { key: await keyWith(searching + 1), body: ask({}) });
+    // The search's fee (1 credit), and the few more input tokens the field is.
+    const extra = toMicro(answer.body.usage.cost) - toMicro(without.body.usage.cost);
+    expect(extra).toBeGreaterThanOrEqual(toMicro(1));
+    expect(extra).toBeLessThan(toMicro(1 + 20 * 0.1));
   });
 
-  it.fails('web_search_options on a model with a web-search price is held for at least one search (chat.ts holds none)', async () => {
-    const { answer, reachedUpstream } = await servedBelowOneSearch({ web_search_options: {} });
-    expect(reachedUpstream).toBe(false);
-    expect(answer.status).toBe(402);
-  });
-
-  it.fails("OpenRouter's web plugin, passed through as an unknown field, is held for its searches too (chat.ts holds none)", async () => {
-    const { answer, reachedUpstream } = await servedBelowOneSearch({ plugins: [{ id: 'web' }] });
-    expect(reachedUpstream).toBe(false);
-    expect(answer.status).toBe(402);
+  it("OpenRouter's web plugin (billed per result, not priced here) is refused by name before any upstream", async () => {
+    const before = upstream.requests.length;
+    const answer = await t.call('POST', `${API}/chat/completions`, { key: await keyWith(1000), body: ask({ plugins: [{ id: 'web' }] }) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe('plugins[0]');
+    expect(upstream.requests.length).toBe(before);
   });
 });
 
@@ -267,7 +260,7 @@ describe('the input a web search adds', () => {
     usage: { input_tokens: RESULT_TOKENS, output_tokens: 5, server_tool_use: { web_search_requests: 2 } },
   };
 
-  it.fails('is held for: a request whose two searches bring 30,000 tokens of results is charged its whole cost (pricing.ts holds none of them)', async () => {
+  it('is held for: a request whose two searches bring 30,000 tokens of results is charged its whole cost', async () => {
     const key = await keyWith((await heldFor('/messages', body)) + 1);
     anthropic.script({ kind: 'raw', body: JSON.stringify(answered) });
     const answer = await t.call('POST', `${API}/messages`, { key, body });

@@ -9,6 +9,7 @@ import { relayedChatEvents, settledCompletion } from './chat-relay.js';
 import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
 import { heldOutputTokens, withOutputLimit } from './output-limit.js';
+import { chatSearches } from './web-searches.js';
 import { routingOf, type Routing } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
 
@@ -44,13 +45,17 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
       // n choices may each write the whole budget: the hold covers them all, on the dearest target.
       const choices = body.n ?? 1;
       const outputOf = (entry: ModelEntry) => heldOutputTokens(body, entry);
-      const [first, ...alternatives] = plan.targets.map(({ entry }) => ({
+      // A search model searches once a request: held for, and charged with the answer. An
+      // Anthropic model refuses web_search_options by name (no cap to send): nothing to hold there.
+      const searches = chatSearches(body);
+      const [first, ...alternatives] = plan.targets.map(({ entry, adapter }) => ({
         entry,
         input: inputBoundOf((bounds) => estimateChatInputTokens(body, bounds), boundsOf(entry)),
         maxOutputTokens: outputOf(entry) * choices,
+        webSearches: adapter.messages ? 0 : searches,
       }));
       if (!first) throw new Error('a plan has at least one target');
-      const meter = await openMeter(deps, { caller, ...first, operation, requestId, serviceTier: body.service_tier, alternatives });
+      const meter = await openMeter(deps, { caller, ...first, operation, requestId, serviceTier: body.service_tier, webSearchesMade: searches, alternatives });
       const sent = upstreamBody(body);
       // Sent with the output limit it was held for, so no upstream writes past the hold.
       const callOf = (entry: ModelEntry) => ({ model: entry.model, body: withOutputLimit(sent, outputOf(entry), entry.model), maxOutputTokens: outputOf(entry), signal });

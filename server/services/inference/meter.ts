@@ -46,6 +46,11 @@ export async function openMeter(
     /** The most web searches the request may run (each billed at the model's web-search price). */
     webSearches?: number;
     /**
+     * Searches an answered request has made whatever its usage says: OpenAI's search models search
+     * once a chat completion and count it nowhere. Charged with the answer.
+     */
+    webSearchesMade?: number;
+    /**
      * The other targets a route or a `models` list may send the request to, each with its own
      * input bound and output budget: the hold covers the dearest of them all.
      */
@@ -116,7 +121,8 @@ export async function openMeter(
     targets
       .map((target) => {
         const inputTokens = exact ? target.input.exact() : target.input.held;
-        return { target, inputTokens, micro: mostCostMicro(target.entry, { ...bound, inputTokens, outputTokens: target.maxOutputTokens }) };
+        const searches = { webSearchCalls: target.webSearches ?? request.webSearches };
+        return { target, inputTokens, micro: mostCostMicro(target.entry, { ...bound, ...searches, inputTokens, outputTokens: target.maxOutputTokens }) };
       })
       .sort((a, b) => b.micro - a.micro);
   let dearest = costs(false)[0]!;
@@ -211,7 +217,8 @@ export async function openMeter(
     async settle(usage: TokenUsage, status: UsageEvent['status'], errorCode: string | null = null) {
       if (settled) return { chargedMicro: 0 };
       settled = true;
-      const event = eventOf(usage, status, errorCode);
+      const made = status === 'ok' ? (request.webSearchesMade ?? 0) : 0;
+      const event = eventOf(made > (usage.webSearchCalls ?? 0) ? { ...usage, webSearchCalls: made } : usage, status, errorCode);
       try {
         // The tokens count against the rate limits in the same step as the charge.
         const tokens = deps.limiter?.tokenCount(caller.rateSubject, usage.inputTokens + usage.outputTokens);
@@ -236,4 +243,6 @@ interface Target {
   entry: ModelEntry;
   input: InputBound;
   maxOutputTokens: number;
+  /** Its own most web searches, where they differ from the request's. */
+  webSearches?: number;
 }

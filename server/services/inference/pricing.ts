@@ -158,11 +158,26 @@ function dearestPrices(entry: ModelEntry, bound: HoldBound): { input: number; ou
   return { input, output };
 }
 
+/** The window assumed for a model whose context length nobody gave: the largest offered today. */
+const UNKNOWN_WINDOW = 1_000_000;
+
 /**
- * The most a request can cost: every input token and every output token at the dearest price
- * that can apply, and every web search it may run. This is what it is held for.
+ * The input a request may be billed for: its own, and each web search's results. A search's
+ * results are input of the step that reads them (Anthropic bills them as input tokens); a search
+ * adds at most one step, and a step reads at most the model's window.
  */
-export function mostCostMicro(entry: ModelEntry, bound: HoldBound): number {
+function heldInput(entry: ModelEntry, bound: HoldBound): HoldBound {
+  const searches = bound.webSearchCalls ?? 0;
+  return searches > 0 ? { ...bound, inputTokens: bound.inputTokens + searches * (entry.contextLength ?? UNKNOWN_WINDOW) } : bound;
+}
+
+/**
+ * The most a request can cost: every input token (its web searches' results included) and every
+ * output token at the dearest price that can apply, and every web search's fee. This is what it
+ * is held for.
+ */
+export function mostCostMicro(entry: ModelEntry, asked: HoldBound): number {
+  const bound = heldInput(entry, asked);
   const dearest = dearestPrices(entry, bound);
   return roundedUp(
     BigInt(bound.inputTokens) * scaled(dearest.input) +
@@ -175,6 +190,6 @@ export function mostCostMicro(entry: ModelEntry, bound: HoldBound): number {
 export function affordableOutputTokens(entry: ModelEntry, bound: Omit<HoldBound, 'outputTokens'>, availableMicro: number): number {
   const left = availableMicro - mostCostMicro(entry, { ...bound, outputTokens: 0 });
   if (left <= 0) return 0;
-  const perToken = dearestPrices(entry, { ...bound, outputTokens: 0 }).output * 100;
+  const perToken = dearestPrices(entry, heldInput(entry, { ...bound, outputTokens: 0 })).output * 100;
   return perToken === 0 ? Number.POSITIVE_INFINITY : Math.floor(left / perToken);
 }

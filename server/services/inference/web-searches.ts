@@ -1,3 +1,5 @@
+import { invalidRequest } from '../../errors.js';
+
 /**
  * Web searches are billed per call (issue 23), so a hold must know the most a request can run.
  * Providers cap them only when asked: Anthropic's web-search tool by its `max_uses`, the Responses
@@ -50,4 +52,24 @@ export function cappedResponsesSearches<T extends { tools?: unknown; max_tool_ca
   if (!mayRespondWithSearches(body)) return { body, searches: 0 };
   const calls = isPositiveInteger(body.max_tool_calls) ? body.max_tool_calls : DEFAULT_WEB_SEARCHES;
   return { body: { ...body, max_tool_calls: calls }, searches: calls };
+}
+
+/**
+ * The web searches a chat completion makes: OpenAI's search models search once for each request
+ * that carries `web_search_options` (billed per call, and counted in no usage field). OpenRouter's
+ * `web` plugin bills per result found, a price this server does not have: refused by name.
+ */
+export function chatSearches(body: { web_search_options?: unknown; plugins?: unknown }): number {
+  if (Array.isArray(body.plugins)) {
+    body.plugins.forEach((plugin: unknown, i) => {
+      if (typeof plugin === 'object' && plugin !== null && (plugin as { id?: unknown }).id === 'web') {
+        throw invalidRequest(
+          "OpenRouter's web plugin is billed per search result, a price this server does not have; send web_search_options to a search model instead.",
+          `plugins[${i}]`,
+          'unsupported_parameter',
+        );
+      }
+    });
+  }
+  return body.web_search_options == null ? 0 : 1;
 }
