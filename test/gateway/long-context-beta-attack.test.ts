@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * `anthropic-beta: context-1m-…` — and bills the input above 200K at the long-context price (the
  * catalog's input tier above 200,000 for claude-sonnet-4-5, whose window it gives as 200,000).
  * The relay passes the header on, so such a request reads more than it was held for, at a
- * dearer price. Owned by messages-relay.ts (the bound it builds: boundsOf(entry)).
+ * dearer price: the hold takes the widened window (messages-relay.ts).
  */
 let anthropic: FakeAnthropic;
 let t: TestServer;
@@ -46,7 +46,7 @@ const body = { model: 'ant/claude-wide', max_tokens: 10, messages: [{ role: 'use
 const widened = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-1m-2025-08-07' };
 
 describe('a Messages request that widens its model window', () => {
-  it.fails('is charged its whole cost on a balance that pays its hold (held for the narrow window at the narrow price)', async () => {
+  it('is charged its whole cost on a balance that pays its hold (held for the widened window at its price)', async () => {
     const app = await createOwnerApp(t, { balanceCredits: 0.01 });
     const probe = (await t.server.services.apiKeys.create(app.appUuid, { name: 'probe', is_test: false })).secret;
     const refused = await t.call('POST', `${API}/messages`, { key: probe, headers: widened, body });

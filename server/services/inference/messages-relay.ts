@@ -5,7 +5,7 @@ import { anthropicError } from '../../error-shapes.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
 import { spliceStringField } from '../../providers/json-splice.js';
-import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength } from '../../providers/tokens.js';
+import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength, type InputBounds } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { ResolvedModel } from '../../providers/registry.js';
@@ -64,6 +64,20 @@ function protocolHeaders(headers: IncomingHttpHeaders): MessagesCall['headers'] 
   const version = one(headers['anthropic-version']);
   const beta = one(headers['anthropic-beta']);
   return { ...(version ? { version } : {}), ...(beta ? { beta } : {}) };
+}
+
+/** The window Anthropic gives a model for a request that sends `anthropic-beta: context-1m-…`. */
+const WIDENED_WINDOW = 1_000_000;
+
+/**
+ * What bounds a relayed request's input: the model's own, its window widened where the request's
+ * betas widen it (the upstream then reads, and bills at its long-context price, past the window
+ * the providers file gives).
+ */
+function relayedBounds(entry: ModelEntry, headers: MessagesCall['headers']): InputBounds {
+  const bounds = boundsOf(entry);
+  const widened = headers.beta?.split(',').some((beta) => beta.trim().startsWith('context-1m-')) ?? false;
+  return widened && bounds.contextTokens !== null ? { ...bounds, contextTokens: Math.max(bounds.contextTokens, WIDENED_WINDOW) } : bounds;
 }
 
 /**
@@ -150,14 +164,15 @@ export async function relayMessage(
   const { caller, signal } = request;
   // Web searches are billed per call: the hold covers as many as the request can run.
   const { body, searches } = cappedMessagesSearches(request.body);
+  const headers = protocolHeaders(request.headers);
   const [first, ...alternatives] = plan.targets.map(({ entry }) => ({
     entry,
-    input: inputBoundOf((bounds) => estimateMessagesInputTokens(body, bounds), boundsOf(entry)),
+    input: inputBoundOf((bounds) => estimateMessagesInputTokens(body, bounds), relayedBounds(entry, headers)),
     maxOutputTokens: body.max_tokens,
   }));
   if (!first) throw new Error('a plan has at least one target');
   const meter = await openMeter(deps, { caller, ...first, operation: 'messages.create', requestId: request.requestId, cacheWrites: cacheWritesOf(body), webSearches: searches, alternatives });
-  const callOf = (entry: ModelEntry): MessagesCall => ({ model: entry.model, body, headers: protocolHeaders(request.headers), signal });
+  const callOf = (entry: ModelEntry): MessagesCall => ({ model: entry.model, body, headers, signal });
   if (body.stream === true) {
     const { value, target } = await serveMetered(routing, plan, meter, signal, caller.answerHeader, (t) => firstEventOf(nativeOf(t).stream(callOf(t.entry))));
     return new SseReply(relayedEvents(value, meter, target.entry.id, signal));
