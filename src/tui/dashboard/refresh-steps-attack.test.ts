@@ -16,15 +16,15 @@ describe('stepping from an interval outside the steps', () => {
     expect(stepRefresh(from(3), -1).everyMs).toBe(2_000);
   });
 
-  it.fails('between two steps, `+` goes to the step above, not past it (refresh.ts: from 3 s it goes to 10 s)', () => {
+  it('between two steps, `+` goes to the step above, not past it', () => {
     expect(stepRefresh(from(3), 1).everyMs).toBe(5_000);
   });
 
-  it.fails('from --refresh 1, `-` (more often) never makes it less often (refresh.ts: it goes to 2 s)', () => {
+  it('from --refresh 1, `-` (more often) never makes it less often', () => {
     expect(stepRefresh(from(1), -1).everyMs).toBeLessThanOrEqual(1_000);
   });
 
-  it.fails(`from --refresh ${MOST_REFRESH_SECONDS}, \`+\` (less often) never makes it more often (refresh.ts: it goes to 60 s)`, () => {
+  it(`from --refresh ${MOST_REFRESH_SECONDS}, \`+\` (less often) never makes it more often`, () => {
     expect(stepRefresh(from(MOST_REFRESH_SECONDS), 1).everyMs).toBeGreaterThanOrEqual(MOST_REFRESH_SECONDS * 1000);
   });
 });

@@ -28,10 +28,9 @@ export function refreshFromSeconds(text: string): RefreshState | null {
 
 /** The next interval up (`by` 1: less often) or down (-1: more often), within the steps. */
 export function stepRefresh(state: RefreshState, by: 1 | -1): RefreshState {
-  const index = REFRESH_STEPS_MS.findIndex((ms) => ms >= state.everyMs);
-  const at = index === -1 ? REFRESH_STEPS_MS.length - 1 : index;
-  const next = REFRESH_STEPS_MS[Math.max(0, Math.min(REFRESH_STEPS_MS.length - 1, at + by))] ?? state.everyMs;
-  return { everyMs: next, paused: false };
+  // The nearest step the key's way; an interval beyond the steps (`--refresh 1`, `--refresh 3600`) stays put.
+  const next = by === 1 ? REFRESH_STEPS_MS.find((ms) => ms > state.everyMs) : REFRESH_STEPS_MS.findLast((ms) => ms < state.everyMs);
+  return { everyMs: next ?? state.everyMs, paused: false };
 }
 
 /** "5s", "1m". */
