@@ -12,7 +12,7 @@ const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 
 /** The index just past the string that opens at `start` (a `"`), or -1 when it does not close. */
-function stringEnd(text: string, start: number): number {
+export function stringEnd(text: string, start: number): number {
   for (let i = start + 1; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === BACKSLASH) i++;
@@ -23,7 +23,8 @@ function stringEnd(text: string, start: number): number {
 
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
-function skipSpace(text: string, from: number): number {
+/** The index of the first character from `from` on that is not JSON whitespace. */
+export function skipSpace(text: string, from: number): number {
   let i = from;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   return i;
@@ -34,10 +35,10 @@ function skipSpace(text: string, from: number): number {
  * top-level object, 2: an object inside it) replaced by `replacement` (already JSON text), the
  * first such key in the text; null when there is none, or when the value found is not the string
  * `expected` (what the caller read when it parsed the text: a check that the splice hits the field
- * meant, whatever the text holds). Strings are skipped whole, so a key's name inside a value never
- * matches.
+ * meant, whatever the text holds; undefined: any string). Strings are skipped whole, so a key's
+ * name inside a value never matches.
  */
-export function spliceStringField(text: string, key: string, depth: number, expected: string, replacement: string): string | null {
+export function spliceStringField(text: string, key: string, depth: number, expected: string | undefined, replacement: string): string | null {
   let level = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -52,7 +53,7 @@ export function spliceStringField(text: string, key: string, depth: number, expe
         const valueStart = skipSpace(text, colon + 1);
         if (text.charCodeAt(valueStart) !== QUOTE) return null;
         const valueEnd = stringEnd(text, valueStart);
-        if (valueEnd < 0 || decoded(text.slice(valueStart, valueEnd)) !== expected) return null;
+        if (valueEnd < 0 || (expected !== undefined && decoded(text.slice(valueStart, valueEnd)) !== expected)) return null;
         return text.slice(0, valueStart) + replacement + text.slice(valueEnd);
       }
       i = end - 1;
@@ -62,7 +63,7 @@ export function spliceStringField(text: string, key: string, depth: number, expe
 }
 
 /** A JSON string literal's value (undefined when it is not one). */
-function decoded(literal: string): string | undefined {
+export function decoded(literal: string): string | undefined {
   // Most values carry no escape: compared without a parse.
   if (!literal.includes('\\')) return literal.slice(1, -1);
   try {

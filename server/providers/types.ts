@@ -118,8 +118,8 @@ export interface ResponseStreamEvent {
 export interface RelayedChatChunk {
   /** The chunk's JSON text as the upstream sent it. */
   data: string;
-  /** The chunk parsed: only what the relay reads of it is checked. */
-  json: Record<string, unknown>;
+  /** The chunk parsed (only what the relay reads of it is checked); null for a plain chunk read from its text. */
+  json: Record<string, unknown> | null;
   /** It has choices (a chunk with neither choices nor usage is not passed on). */
   hasChoices: boolean;
   /** Characters of output it writes (text, reasoning, tool arguments): the first token, and the estimate of a stream cut short. */

@@ -7,6 +7,7 @@ import { estimateChatInputTokens, tokensOfLength, UNBOUNDED } from '../tokens.js
 import type { ChatCall, ChatUsage, RelayedChatChunk, RelayedCompletion } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { UpstreamChatChunk, UpstreamChatCompletion, UpstreamChatUsage, UpstreamStreamError } from './schemas.js';
+import { scanChunk } from './chunk-scan.js';
 import { tokenUsageOfChat } from './usage.js';
 
 /**
@@ -63,8 +64,22 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
   const parse = <T extends z.ZodType>(schema: T, value: unknown, what: string) => parseUpstream(provider, schema, value, what);
   const usageOf = (value: unknown, what: string) => (value == null ? null : (plainUsage(value) ?? parse(UpstreamChatUsage, value, `${what}: usage`)));
 
-  /** One chunk's JSON as the relay reads it; an error event, or a chunk the relay cannot read, is thrown. */
+  /**
+   * One chunk as the relay reads it: a plain one from its text (chunk-scan.ts), any other parsed;
+   * an error event, or a chunk the relay cannot read, is thrown. Under test every chunk is parsed,
+   * and a scan that reads it otherwise is a bug.
+   */
   function chunkOf(data: string): RelayedChatChunk {
+    const scanned = scanChunk(data);
+    if (scanned && !checkRelayedAnswers) return { data, json: null, ...scanned, usage: null, serviceTier: null };
+    const parsed = parsedChunk(data);
+    if (scanned && (scanned.hasChoices !== parsed.hasChoices || scanned.written !== parsed.written || parsed.usage)) {
+      throw new Error(`the chunk scan read ${JSON.stringify(scanned)} where the parse read ${JSON.stringify({ ...parsed, data: undefined, json: undefined })}: ${data}`);
+    }
+    return parsed;
+  }
+
+  function parsedChunk(data: string): RelayedChatChunk {
     let json: unknown;
     try {
       json = JSON.parse(data);

@@ -13,11 +13,15 @@ import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
  * the usage carrying what was charged; only metering reads it (server/providers/openai/relay.ts).
  */
 
+/** A chunk's JSON, parsed where the relay read it from its text. */
+const jsonOf = (chunk: RelayedChatChunk): Record<string, unknown> => chunk.json ?? (JSON.parse(chunk.data) as Record<string, unknown>);
+
 /** A chunk's JSON text with the gateway's model id for the upstream's: spliced in place, re-encoded only where it cannot be. */
 function withModel(chunk: RelayedChatChunk, modelId: string, modelJson: string): string {
-  const upstreamModel = chunk.json.model;
-  const spliced = typeof upstreamModel === 'string' ? spliceStringField(chunk.data, 'model', 1, upstreamModel, modelJson) : null;
-  return spliced ?? JSON.stringify({ ...chunk.json, model: modelId });
+  // A parsed chunk says which value the splice must find; a scanned one has its top-level key found.
+  const upstreamModel = chunk.json ? chunk.json.model : undefined;
+  const spliced = chunk.json && typeof upstreamModel !== 'string' ? null : spliceStringField(chunk.data, 'model', 1, upstreamModel as string | undefined, modelJson);
+  return spliced ?? JSON.stringify({ ...jsonOf(chunk), model: modelId });
 }
 
 /** The settled answer: the upstream's own, under the gateway's model id, its usage with what was charged. */
@@ -62,7 +66,7 @@ export async function* relayedChatEvents(
           usage = tokenUsageOfChat(chunk.usage, chunk.serviceTier);
           usageChunk = chunk;
           // The usage goes on once settled; choices beside it go on now (rare: most upstreams send it alone).
-          if (chunk.hasChoices) yield { data: JSON.stringify({ ...chunk.json, model: modelId, usage: undefined }) };
+          if (chunk.hasChoices) yield { data: JSON.stringify({ ...jsonOf(chunk), model: modelId, usage: undefined }) };
         } else if (chunk.hasChoices) {
           yield { data: withModel(chunk, modelId, modelJson) };
         }
@@ -74,7 +78,7 @@ export async function* relayedChatEvents(
       if (includeUsage) {
         const template = usageChunk ?? last;
         const charged = { ...(usageChunk?.usage ?? chatUsageOf(counted)), cost: microToCredits(chargedMicro) };
-        yield { data: JSON.stringify({ ...template.json, model: modelId, choices: [], usage: charged }) };
+        yield { data: JSON.stringify({ ...jsonOf(template), model: modelId, choices: [], usage: charged }) };
       }
     }
     yield { data: '[DONE]' };
