@@ -15,6 +15,8 @@ interface PendingSettle {
   usage: UsageEvent;
   windows: BudgetWindows | undefined;
   tokens: TokenCount | undefined;
+  /** Set once its hold is released: a group whose COMMIT fails must not release it again. */
+  holdEnded?: boolean;
   resolve(result: { chargedMicro: number }): void;
   reject(error: unknown): void;
 }
@@ -104,6 +106,13 @@ export function createMeteringRepository(
   const accountOf = (payer: Payer): number => accounts.of(payer);
   const balanceOf = (accountId: number) => readBalance.get(accountId)?.balance_micro ?? 0;
 
+  /** Ends a settlement's hold, once whatever happens after (a savepoint or the whole group rolled back). */
+  const endHold = (item: PendingSettle) => {
+    if (item.holdEnded) return;
+    item.holdEnded = true;
+    holds.release(item.accountId, item.heldMicro);
+  };
+
   const storedCharge = db.prepare<[string], { charged_micro: number }>('SELECT charged_micro FROM usage_events WHERE request_id = ?');
 
   /**
@@ -121,7 +130,7 @@ export function createMeteringRepository(
     try {
       written = writeUsage({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
     } catch (error) {
-      holds.release(item.accountId, item.heldMicro);
+      endHold(item);
       throw error;
     }
     if (!written) return storedCharge.get(item.usage.requestId)?.charged_micro ?? 0;
@@ -129,7 +138,7 @@ export function createMeteringRepository(
     if (item.tokens) rateCounters.addNow(item.tokens.key, item.tokens.windowStart, item.tokens.tokens);
     // The hold ends as its charge is written, not before: until then no other request may
     // reserve the credits this charge is about to take.
-    holds.release(item.accountId, item.heldMicro);
+    endHold(item);
     if (charged > 0) {
       ledger.charge(item.accountId, {
         amountMicro: -charged,
@@ -163,8 +172,10 @@ export function createMeteringRepository(
         }
       })();
     } catch (error) {
+      // The whole group rolled back (its COMMIT failed): each request ends with this error, and
+      // its hold ends once — most were released by settleOne already, before the COMMIT.
       batch.forEach((item) => {
-        holds.release(item.accountId, item.heldMicro);
+        endHold(item);
         item.reject(error);
       });
       return;
