@@ -1,11 +1,7 @@
-import type { Principal } from '../auth/principal.js';
-import type { ApiError } from '../errors.js';
-import { callerOf } from './inference/caller.js';
 import type { Clock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
-import type { Page, Store, UsageEvent, UsageFilter } from '../store/types.js';
+import type { Page, Store, UsageFilter } from '../store/types.js';
 import { addTotals, zeroTotals } from '../store/usage-rollups.js';
-import type { InferenceObserver } from '../metrics/inference-observer.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -35,36 +31,10 @@ function bucketStart(at: Date, granularity: 'day' | 'hour'): Date {
   return start;
 }
 
-export function createUsageService(deps: { store: Store; clock: Clock; observer?: InferenceObserver }) {
+export function createUsageService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
 
   return {
-    /** The usage row of a metered request refused before it was read (a 429 on requests per minute). */
-    async recordRefusal(input: { principal: Principal; operation: string; model: string; requestId: string; error: ApiError }) {
-      const caller = callerOf(input.principal);
-      const slash = input.model.indexOf('/');
-      const row: UsageEvent = {
-        requestId: input.requestId,
-        appUuid: caller.appUuid,
-        keyId: caller.keyId,
-        address: caller.address,
-        provider: slash > 0 ? input.model.slice(0, slash) : '',
-        model: slash > 0 ? input.model.slice(slash + 1) : input.model,
-        operation: input.operation,
-        livemode: !caller.isTest,
-        inputTokens: 0,
-        outputTokens: 0,
-        costMicro: 0,
-        latencyMs: 0,
-        ttftMs: null,
-        status: 'refused',
-        errorCode: input.error.code,
-        at: clock.now().toISOString(),
-      };
-      await store.usage.record(row);
-      deps.observer?.usageRecorded(row, 0);
-    },
-
     /** `start`/`end` (together, and first) or `period` (default 30d) ending now. */
     modelWindow(query: { start?: string; end?: string; period?: string }) {
       if ((query.start === undefined) !== (query.end === undefined)) {
