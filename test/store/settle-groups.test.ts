@@ -27,6 +27,8 @@ describeEachBackend('settlements together', (backend) => {
     expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: 0, heldMicro: 0 });
     expect(await app.store.credits.check()).toEqual([]);
     expect((await app.store.credits.audit()).shortfalls.map((s) => s.requestId)).toEqual([held.at(-1)]);
+    // The group's rows are in the rollups the reports read, each once (SQLite adds them together).
+    expect(await reported()).toMatchObject({ requests: 20, chargedMicro: credits(20), inputTokens: 200, outputTokens: 100 });
   });
 
   it('one settlement that fails leaves the others of its group charged; one given twice is charged once', async () => {
@@ -41,6 +43,12 @@ describeEachBackend('settlements together', (backend) => {
     expect(await app.store.metering.balance(app.payer)).toMatchObject({ balanceMicro: credits(19) });
     expect(await app.store.credits.check()).toEqual([]);
   });
+
+  const reported = async () => {
+    const window = { appUuid: app.appUuid, livemode: true, start: '2026-11-25T00:00:00.000Z', end: '2026-11-26T00:00:00.000Z' };
+    const rows = await app.store.usage.byModel(window);
+    return rows.reduce((sum, row) => ({ requests: sum.requests + row.requests, chargedMicro: sum.chargedMicro + row.chargedMicro, inputTokens: sum.inputTokens + row.inputTokens, outputTokens: sum.outputTokens + row.outputTokens }), { requests: 0, chargedMicro: 0, inputTokens: 0, outputTokens: 0 });
+  };
 
   const requests = async () => {
     const window = { appUuid: app.appUuid, livemode: true, start: '2026-11-25T00:00:00.000Z', end: '2026-11-26T00:00:00.000Z' };

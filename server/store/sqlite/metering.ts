@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import type { Accounts } from './accounts.js';
-import { createUsageWriter } from './usage-rows.js';
+import { createGroupUsageWriter } from './usage-rows.js';
 import type { Holds } from './holds.js';
 import type { Ledger } from './ledger.js';
 import { flag } from '../rows.js';
@@ -65,7 +65,7 @@ export function createMeteringRepository(
   // micro-credits), and which request holds for whom: spend is written only at settlement.
   const userPending = createRequestHolds();
   const userSubject = (appUuid: string, address: string) => `${appUuid}/${address}`;
-  const writeUsage = createUsageWriter(db);
+  const usageRows = createGroupUsageWriter(db);
 
   // Key budgets: the window and what was settled in it are in the key's row; what requests in
   // flight hold for a key is here, as the balance holds are (one process, synchronous steps).
@@ -118,22 +118,23 @@ export function createMeteringRepository(
   /**
    * One settlement: charge what the balance allows (never below zero), usage row, user spend.
    * The usage row is written first: a request that has one was settled already, and a second
-   * settlement of it moves nothing and answers the stored charge.
+   * settlement of it moves nothing and answers the stored charge. Its rollups are the group's
+   * to add (flush): `rowId` names the row written.
    */
-  const settleOne = db.transaction((item: PendingSettle) => {
+  const settleOne = db.transaction((item: PendingSettle): { charged: number; rowId: number | null } => {
     // What the balance allows beside the other holds (this request's own is ending).
     const available = Math.max(0, balanceOf(item.accountId) - Math.max(0, holds.of(item.accountId) - item.heldMicro));
     const charged = Math.min(item.costMicro, available);
     // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
-    // hourly rollup is written with it.
-    let written: boolean;
+    // hourly rollups are added with the group's (flush).
+    let rowId: number | null;
     try {
-      written = writeUsage({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
+      rowId = usageRows.insert({ ...item.usage, costMicro: item.costMicro, chargedMicro: charged });
     } catch (error) {
       endHold(item);
       throw error;
     }
-    if (!written) return storedCharge.get(item.usage.requestId)?.charged_micro ?? 0;
+    if (rowId === null) return { charged: storedCharge.get(item.usage.requestId)?.charged_micro ?? 0, rowId };
     // The caller's tokens count against its rate limit with the settlement (in memory: one process).
     if (item.tokens) rateCounters.addNow(item.tokens.key, item.tokens.windowStart, item.tokens.tokens);
     // The hold ends as its charge is written, not before: until then no other request may
@@ -152,7 +153,7 @@ export function createMeteringRepository(
       if (key !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, key);
       if (user !== undefined && item.usage.address) addUserBudgetSpend.run(charged, item.usage.appUuid, item.usage.address, user);
     }
-    return charged;
+    return { charged, rowId };
   });
 
   let queue: PendingSettle[] = [];
@@ -162,14 +163,19 @@ export function createMeteringRepository(
     const results: ({ ok: true; charged: number } | { ok: false; error: unknown })[] = [];
     try {
       db.transaction(() => {
+        const written: number[] = [];
         for (const item of batch) {
           // A nested transaction is a savepoint: a failure rolls back this item only.
           try {
-            results.push({ ok: true, charged: settleOne(item) });
+            const settled = settleOne(item);
+            if (settled.rowId !== null) written.push(settled.rowId);
+            results.push({ ok: true, charged: settled.charged });
           } catch (error) {
             results.push({ ok: false, error });
           }
         }
+        // The rows the group wrote, added to the rollups in one statement each.
+        usageRows.addToRollups(written);
       })();
     } catch (error) {
       // The whole group rolled back (its COMMIT failed): each request ends with this error, and

@@ -34,14 +34,39 @@ export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
  * the request has its row already (a request has one).
  */
 export function createUsageWriter(db: Db): (row: UsageEvent & { chargedMicro: number }) => boolean {
-  const insert = db.prepare(insertUsageSql);
-  // The row just inserted, read back by its id: the rollups take their values from its columns.
-  const addToRollups = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = @id')));
+  const rows = createGroupUsageWriter(db);
   return (row) => {
-    const inserted = insert.run(usageRowParams(row));
-    if (inserted.changes === 0) return false;
-    const id = inserted.lastInsertRowid;
-    for (const add of addToRollups) add.run({ id });
+    const id = rows.insert(row);
+    if (id === null) return false;
+    rows.addToRollups([id]);
     return true;
+  };
+}
+
+/**
+ * Usage rows written one by one and added to the rollups together (a settlement group: one
+ * statement per rollup for the whole group, not one per row). Both inside the caller's
+ * transaction, so rows and rollups never disagree.
+ */
+export function createGroupUsageWriter(db: Db) {
+  const insert = db.prepare(insertUsageSql);
+  // The rows just inserted, read back by their ids: the rollups take their values from their columns.
+  const addOne = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = @id')));
+  const addMany = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id IN (SELECT value FROM json_each(@ids))')));
+  return {
+    /** The new row's id, or null (nothing written) when the request has its row already. */
+    insert(row: UsageEvent & { chargedMicro: number }): number | null {
+      const inserted = insert.run(usageRowParams(row));
+      return inserted.changes === 0 ? null : Number(inserted.lastInsertRowid);
+    },
+    /** Adds the rows of `ids` (each once) to every rollup. */
+    addToRollups(ids: readonly number[]) {
+      if (ids.length === 0) return;
+      if (ids.length === 1) for (const add of addOne) add.run({ id: ids[0] });
+      else {
+        const list = JSON.stringify(ids);
+        for (const add of addMany) add.run({ ids: list });
+      }
+    },
   };
 }
