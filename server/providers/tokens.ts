@@ -9,8 +9,20 @@ export function estimateTokens(text: string): number {
   return tokensOfLength(text.length);
 }
 
-/** `estimateTokens` of a text known only by its length (what a stream has produced so far). */
+/** `estimateTokens` of a text known only by its length (what a stream has produced so far), or by its `writtenWeight`. */
 export const tokensOfLength = (length: number) => Math.ceil(length / 4);
+
+/**
+ * What written text weighs for `tokensOfLength`, for a stream cut before the upstream counted it:
+ * an ASCII character a quarter of a token, any other UTF-16 unit a whole one (Chinese, Japanese and
+ * Korean run about a token a character; an emoji is two units). Characters / 4 would charge such a
+ * text a quarter of the tokens written.
+ */
+export function writtenWeight(text: string, from = 0, to = text.length): number {
+  let weight = 0;
+  for (let i = from; i < to; i++) weight += text.charCodeAt(i) < 0x80 ? 1 : 4;
+  return weight;
+}
 
 /**
  * The most one input image can cost in input tokens when its size is unknown, from the providers'

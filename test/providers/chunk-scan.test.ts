@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { scanChunk } from '../../server/providers/openai/chunk-scan.js';
+import { writtenWeight } from '../../server/providers/tokens.js';
 
-/** What the relay's parse reads of a chunk, by the rules of relay.ts: choices, and text written by each delta. */
+/** What the relay's parse reads of a chunk, by the rules of relay.ts: choices, and the weight of the text each delta writes. */
 function parsedRead(text: string) {
   const json = JSON.parse(text) as { choices: { delta?: Record<string, any> }[] };
   let written = 0;
   for (const { delta = {} } of json.choices) {
-    written += typeof delta.content === 'string' ? delta.content.length : 0;
-    written += typeof delta.reasoning_content === 'string' ? delta.reasoning_content.length : typeof delta.reasoning === 'string' ? delta.reasoning.length : 0;
-    for (const call of delta.tool_calls ?? []) written += typeof call.function?.arguments === 'string' ? call.function.arguments.length : 0;
+    written += typeof delta.content === 'string' ? writtenWeight(delta.content) : 0;
+    written += typeof delta.reasoning_content === 'string' ? writtenWeight(delta.reasoning_content) : typeof delta.reasoning === 'string' ? writtenWeight(delta.reasoning) : 0;
+    for (const call of delta.tool_calls ?? []) written += typeof call.function?.arguments === 'string' ? writtenWeight(call.function.arguments) : 0;
   }
   return { hasChoices: json.choices.length > 0, written };
 }

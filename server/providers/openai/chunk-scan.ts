@@ -1,3 +1,4 @@
+import { writtenWeight } from '../tokens.js';
 import { decoded, skipSpace, stringEnd } from '../json-splice.js';
 
 /** What the relay reads of a chunk: whether it has choices, and the characters of text it writes. */
@@ -18,10 +19,10 @@ function valueAt(text: string, from: number): number {
   return text.charCodeAt(colon) === COLON ? skipSpace(text, colon + 1) : -1;
 }
 
-/** The total length of the string values of `key` (quoted) and how many there are; null where one cannot be read. */
-function stringValues(text: string, key: string): { count: number; length: number } | null {
+/** The total `writtenWeight` of the string values of `key` (quoted) and how many there are; null where one cannot be read. */
+function stringValues(text: string, key: string): { count: number; weight: number } | null {
   let count = 0;
-  let length = 0;
+  let weight = 0;
   for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, at + key.length)) {
     const start = valueAt(text, at + key.length);
     if (start < 0) return null;
@@ -33,9 +34,10 @@ function stringValues(text: string, key: string): { count: number; length: numbe
     const value = literal.includes('\\') ? decoded(literal) : undefined;
     if (literal.includes('\\') && value === undefined) return null;
     count++;
-    length += value === undefined ? literal.length - 2 : value.length;
+    // Without an escape the literal is the text, between its quotes.
+    weight += value === undefined ? writtenWeight(text, start + 1, end - 1) : writtenWeight(value);
   }
-  return { count, length };
+  return { count, weight };
 }
 
 /** Whether every `"usage"` key has the value null. */
@@ -69,6 +71,6 @@ export function scanChunk(text: string): ScannedChunk | null {
   if (!content || !reasoningContent || !reasoning || !args || (reasoningContent.count > 0 && reasoning.count > 0)) return null;
   return {
     hasChoices: text.charCodeAt(skipSpace(text, list + 1)) !== CLOSE_BRACKET,
-    written: content.length + reasoningContent.length + reasoning.length + args.length,
+    written: content.weight + reasoningContent.weight + reasoning.weight + args.weight,
   };
 }

@@ -3,7 +3,7 @@ import { eventStreamParser } from '../../../src/contract/sse.js';
 import { checkRelayedAnswers } from '../answer-checks.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json-object.js';
-import { estimateChatInputTokens, tokensOfLength, UNBOUNDED } from '../tokens.js';
+import { estimateChatInputTokens, tokensOfLength, UNBOUNDED, writtenWeight } from '../tokens.js';
 import type { ChatCall, ChatUsage, RelayedChatChunk, RelayedCompletion } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { UpstreamChatChunk, UpstreamChatCompletion, UpstreamChatUsage, UpstreamStreamError } from './schemas.js';
@@ -18,12 +18,12 @@ import { tokenUsageOfChat } from './usage.js';
  */
 
 
-const lengthOf = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+const lengthOf = (value: unknown) => (typeof value === 'string' ? writtenWeight(value) : 0);
 
-/** Characters a delta (or a message) writes: reasoning (under either name its host gives it), text, tool arguments. */
+/** What a delta (or a message) writes, by `writtenWeight`: reasoning (under either name its host gives it), text, tool arguments. */
 function writtenLength(delta: unknown): number {
   if (!isJsonObject(delta)) return 0;
-  let length = lengthOf(delta.content) + (typeof delta.reasoning_content === 'string' ? delta.reasoning_content.length : lengthOf(delta.reasoning));
+  let length = lengthOf(delta.content) + (typeof delta.reasoning_content === 'string' ? writtenWeight(delta.reasoning_content) : lengthOf(delta.reasoning));
   if (Array.isArray(delta.tool_calls)) {
     for (const call of delta.tool_calls) if (isJsonObject(call) && isJsonObject(call.function)) length += lengthOf(call.function.arguments);
   }

@@ -5,7 +5,7 @@ import { anthropicError } from '../../error-shapes.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
 import { spliceStringField } from '../../providers/json-splice.js';
-import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength, type InputBounds } from '../../providers/tokens.js';
+import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength, writtenWeight, type InputBounds } from '../../providers/tokens.js';
 import type { MessagesCall, ModelEntry, NativeMessages, RelayedEvent } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { ResolvedModel } from '../../providers/registry.js';
@@ -21,7 +21,7 @@ import { cappedMessagesSearches } from './web-searches.js';
 const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish(), model: z.unknown() }) });
 const MessageDelta = z.looseObject({ usage: AnthropicUsage.nullish() });
 
-const lengthOf = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+const weightOf = (value: unknown) => (typeof value === 'string' ? writtenWeight(value) : 0);
 
 /**
  * The characters a `content_block_delta` writes (text, thinking, tool input), 0 when it cannot
@@ -32,7 +32,7 @@ function writtenChars(data: string): number {
     const { delta } = JSON.parse(data) as { delta?: unknown };
     if (typeof delta !== 'object' || delta === null) return 0;
     const { text, thinking, partial_json: partialJson } = delta as Record<string, unknown>;
-    return lengthOf(text) + lengthOf(thinking) + lengthOf(partialJson);
+    return weightOf(text) + weightOf(thinking) + weightOf(partialJson);
   } catch {
     return 0;
   }

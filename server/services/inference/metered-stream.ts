@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.js';
 import { writtenText } from '../../providers/openai/schemas.js';
 import { chatUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
-import { estimateTokens, type InputBound } from '../../providers/tokens.js';
+import { tokensOfLength, writtenWeight, type InputBound } from '../../providers/tokens.js';
 import type { ChatChunk, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
@@ -32,7 +32,7 @@ export async function* meteredChunks(
   let failure: string | null = null;
   let last: ChatChunk | null = null;
   let usageChunk: ChatChunk | null = null;
-  const estimate = (): TokenUsage => ({ inputTokens: input.exact(), outputTokens: estimateTokens(produced) });
+  const estimate = (): TokenUsage => ({ inputTokens: input.exact(), outputTokens: tokensOfLength(writtenWeight(produced)) });
   try {
     for await (const chunk of chunks) {
       // The upstream's own count, its cached and reasoning parts included (they are priced apart);

@@ -5,7 +5,7 @@ import { conflict, invalidRequest, notFound } from '../../errors.js';
 import { SseReply, type SseEvent } from '../../streams.js';
 import { tokenUsageOfResponse } from '../../providers/openai/usage.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
-import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, inputBoundOf, tokensOfLength, type InputBound } from '../../providers/tokens.js';
+import { boundsOf, estimateChatInputTokens, estimateResponsesInputTokens, inputBoundOf, tokensOfLength, writtenWeight, type InputBound } from '../../providers/tokens.js';
 import type { ProviderAdapter, ResponseStreamEvent, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { ResponseOwner, StoredResponse } from '../../store/types.js';
@@ -261,7 +261,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
         const { delta, response } = event.data;
         if (typeof delta === 'string') {
           p.meter.firstToken();
-          producedChars += delta.length;
+          producedChars += writtenWeight(delta);
         }
         // Most events (the deltas) go on as they came; only a response object is read and rewritten.
         if (!response || typeof response !== 'object') {
