@@ -95,20 +95,23 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
   // at the next, since a stream may wait long for its first event (a resumed background response
   // follows a run that has not written its next event yet) and its client waits on them.
   const flushHeaders = setImmediate(() => res.flushHeaders());
-  let corked = false;
+  // Events that arrive in one turn of the event loop (one upstream packet, or several read
+  // together) leave in one socket write, at the turn's end (setImmediate, not nextTick: the
+  // upstream body's end comes a tick after its last events, so a stream's last events, its
+  // end and the chunked terminator go out in the same write: end() uncorks).
+  let uncork: NodeJS.Immediate | null = null;
+  const uncorkNow = () => {
+    uncork = null;
+    res.uncork();
+  };
   try {
     while (!res.destroyed) {
       const next = await iterator.next();
       clearImmediate(flushHeaders);
       if (next.done) break;
-      // Events that arrive together (one upstream packet) leave in one socket write.
-      if (!corked) {
-        corked = true;
+      if (uncork === null) {
         res.cork();
-        process.nextTick(() => {
-          corked = false;
-          res.uncork();
-        });
+        uncork = setImmediate(uncorkNow);
       }
       // once() removes its listeners whichever way the wait ends: a long stream to a slow reader
       // waits thousands of times on the same response.
@@ -118,6 +121,8 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
     clearImmediate(flushHeaders);
     // Lets the producer settle what it has produced, whether the stream ended or was cut.
     await iterator.return?.();
+    // end() uncorks whatever is corked; a later uncork could only reach the next response on this connection.
+    if (uncork !== null) clearImmediate(uncork);
     res.end();
   }
 }
