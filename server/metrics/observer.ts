@@ -1,7 +1,8 @@
 import type { InferenceObserver } from './inference-observer.js';
 import type { BreakerStore, UsageEvent } from '../store/types.js';
 import { createInstruments } from './instruments.js';
-import { codeLabel, genAiOperation, targetLabels, type KnownTargets } from './labels.js';
+import { codeLabel, targetLabels, type KnownTargets } from './labels.js';
+import { createRowLabels } from './row-labels.js';
 
 type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -18,6 +19,7 @@ export function createMetricsObserver(deps: { known: KnownTargets; breakers?: Br
   /** The targets this instance has seen (attempted, or their breaker moved): the breaker gauges' labels. */
   const seen = new Set<string>();
   const { known } = deps;
+  const labelsOf = createRowLabels(known);
 
   const showBreaker = (target: string, state: BreakerState) => {
     for (const each of BREAKER_STATES) instruments.breaker.set({ target, state: each }, each === state ? 1 : 0);
@@ -34,18 +36,17 @@ export function createMetricsObserver(deps: { known: KnownTargets; breakers?: Br
 
   const observer: InferenceObserver = {
     usageRecorded(row: UsageEvent, chargedMicro: number) {
-      const labels = { gen_ai_operation_name: genAiOperation(row.operation), ...targetLabels(known, row.provider, row.model) };
-      const errorType = codeLabel(row.errorCode);
-      instruments.requests.inc({ ...labels, operation: codeLabel(row.operation), status: row.status, error_type: errorType });
-      instruments.cost.inc(labels, row.costMicro);
-      instruments.charged.inc(labels, chargedMicro);
+      const labels = labelsOf(row);
+      instruments.requests.inc(labels.requests);
+      instruments.cost.inc(labels.target, row.costMicro);
+      instruments.charged.inc(labels.target, chargedMicro);
       // A refused request never reached the upstream: it used no tokens and took no time there.
       if (row.status === 'refused') return;
-      instruments.tokens.observe({ ...labels, gen_ai_token_type: 'input' }, row.inputTokens);
-      instruments.tokens.observe({ ...labels, gen_ai_token_type: 'output' }, row.outputTokens);
-      if (row.cacheReadTokens) instruments.tokens.observe({ ...labels, gen_ai_token_type: 'cached' }, row.cacheReadTokens);
-      instruments.duration.observe({ ...labels, error_type: row.status === 'ok' ? '' : errorType }, row.latencyMs / 1000);
-      if (row.status === 'ok' && row.ttftMs !== null) instruments.firstToken.observe(labels, row.ttftMs / 1000);
+      instruments.tokens.observe(labels.input, row.inputTokens);
+      instruments.tokens.observe(labels.output, row.outputTokens);
+      if (row.cacheReadTokens) instruments.tokens.observe(labels.cached, row.cacheReadTokens);
+      instruments.duration.observe(labels.duration, row.latencyMs / 1000);
+      if (row.status === 'ok' && row.ttftMs !== null) instruments.firstToken.observe(labels.target, row.ttftMs / 1000);
     },
     attemptEnded(attempt) {
       const labels = { route: attempt.route ?? '', ...targetLabels(known, attempt.provider, attempt.model) };
