@@ -25,7 +25,9 @@ describe.skipIf(!hasTmux)('three chats side by side (tmux)', () => {
     for (const name of names) {
       terminals.push(startTerminal(`three-${name}`, ['chat', '--model', 'local/echo'], { columns: 100, rows: 30 }, { SVC_HOME: home, HOME: home, SVC_API_URL: url }));
     }
-    await Promise.all(terminals.map((terminal) => terminal.showing('Ask anything')));
+    // Three chats and the background server they start, at once: on a loaded 2-core CI machine
+    // this took longer than a single screen's 10 s wait, so the start gets 30 s.
+    await Promise.all(terminals.map((terminal) => terminal.poll('the chat to start', () => terminal.screen().includes('Ask anything'), 600)));
     // Two turns each, typed in all three before any answer is read.
     for (const turn of [1, 2]) {
       terminals.forEach((terminal, i) => {
