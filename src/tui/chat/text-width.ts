@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
+import { wrapAnsiHard } from './wrap-ansi.js';
 
 /** Printable ASCII: a column a character, nothing to measure. */
 const PLAIN = /^[\u0020-\u007e]*$/;
@@ -14,8 +15,8 @@ export function textWidth(text: string): number {
   return PLAIN.test(visible) ? visible.length : stringWidth(visible);
 }
 
-/** wrap-ansi, skipped for a line that fits already (most of them). */
+/** wrap-ansi, skipped for a line that fits already (most of them); a hard wrap measured as textWidth measures (wrap-ansi.ts). */
 export function wrapToWidth(text: string, width: number, options: { hard: boolean; trim: boolean }): string {
   if (!text.includes('\n') && textWidth(text) <= width && (!options.trim || text.trim() === text)) return text;
-  return wrapAnsi(text, width, options);
+  return options.hard ? wrapAnsiHard(text, width, options.trim) : wrapAnsi(text, width, options);
 }
