@@ -49,6 +49,7 @@ export function ChatApp(deps: ChatDeps) {
       <LiveMessage
         text={state.live}
         printed={state.livePrinted}
+        continuesItem={state.liveContinuesItem}
         busy={state.busy}
         width={width}
         columns={columns}

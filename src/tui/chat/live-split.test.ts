@@ -9,10 +9,16 @@ const room = { width: 40, columns: 42, maxRows: 6, printed: '' };
  * Streams `text` a few characters at a time through planCommit as the chat does, and returns
  * what reached the scrollback (each piece rendered as the transcript renders it) and what is live at the end.
  */
+/** The most rows the live text took between two pieces, in the last stream(). */
+let tallestLive = 0;
+
 function stream(text: string, options = room, step = 7): string {
+  tallestLive = 0;
   const printedOut: string[] = [];
   let live = '';
   let printed = '';
+  /** The live text goes on with a list item printed above (its marker not drawn again). */
+  let continuesItem = false;
   let gapBefore = false;
   const put = (rendered: string, gap: boolean) => {
     if (rendered === '') return;
@@ -21,23 +27,25 @@ function stream(text: string, options = room, step = 7): string {
   const drain = () => {
     for (let plan: CommitPlan | null = planCommit(live, { ...options, printed }); plan; plan = planCommit(live, { ...options, printed })) {
       if (plan.kind === 'keep') {
-        put(renderUnprinted(plan.through, printed, options.width, true), gapBefore);
+        put(renderUnprinted(plan.through, printed, options.width, { open: true, continuesItem }), gapBefore);
         gapBefore = false;
         printed = plan.printed ?? plan.through;
         if (plan.live !== undefined) live = plan.live;
       } else {
-        put(renderUnprinted(plan.commit, printed, options.width), gapBefore);
+        put(renderUnprinted(plan.commit, printed, options.width, { continuesItem }), gapBefore);
         gapBefore = plan.gap;
         printed = '';
         live = plan.rest;
+        continuesItem = plan.continuesItem ?? false;
       }
     }
   };
   for (let i = 0; i < text.length; i += step) {
     live += text.slice(i, i + step);
     drain();
+    tallestLive = Math.max(tallestLive, rowsOf(renderUnprinted(live, printed, options.width, { continuesItem }), options.columns));
   }
-  put(renderUnprinted(live, printed, options.width), gapBefore);
+  put(renderUnprinted(live, printed, options.width, { continuesItem }), gapBefore);
   return printedOut.join('\n');
 }
 
@@ -153,6 +161,62 @@ describe('streamed in pieces, printed as one render of the whole', () => {
         }
       }
     }
+
+    for (const [container, wrap] of [
+      ['a list item', (body: string) => `Intro.\n\n1. first\n2. ${body}\n3. next\n\nThe end.`],
+      ['a quote', (body: string) => `Intro.\n\n> ${body}\n\nThe end.`],
+      ['a quote written a line at a time', (body: string) => `Intro.\n\n> ${body.replace(/ (w\d*0x)/g, '\n> $1')}\n\nThe end.`],
+      ['a bullet with more lines', (body: string) => `- ${body.replace(/ (w\d*0x)/g, '\n  $1')}\n\nThe end.`],
+    ] as const) {
+      for (const count of [600, 2000]) {
+        for (const styled of [false, true]) {
+          it(`${count} words${styled ? ' with bold, code, emphasis and links' : ''} in ${container}, kept a row or two live`, () => {
+            const text = wrap(words(count, styled));
+            for (const columns of [60, 100]) {
+              const size = { width: columns - 2, columns, maxRows: 15, printed: '' };
+              const started = performance.now();
+              expect(visible(stream(text, size))).toBe(visible(renderMarkdown(text, size.width)));
+              // Its last rows, and those a span still open may change (at its end, a blank line and the next line too):
+              // cut at a space, as many rows as the room held were live.
+              expect(tallestLive).toBeLessThanOrEqual(5);
+              // Every piece of 7 characters is planned (a few renders each): fast however long the item.
+              expect(performance.now() - started).toBeLessThan(3000);
+            }
+          });
+        }
+      }
+    }
+
+    it('the rest of a list item stays live without its marker, under the rows printed', () => {
+      const text = `2. ${words(200, false)}`;
+      const plan = planCommit(text, room);
+      expect(plan).toMatchObject({ kind: 'text', continuesItem: true });
+      if (plan?.kind !== 'text') return;
+      expect(plan.rest).toMatch(/^2\. w\d+x/);
+      const rest = renderUnprinted(plan.rest, '', room.width, { continuesItem: true }).split('\n');
+      expect(rest.length).toBeLessThanOrEqual(2);
+      expect(rest[0]).toMatch(/^ {5}w\d+x/);
+      expect(`${renderMarkdown(plan.commit, room.width)}\n${rest.join('\n')}`).toBe(renderMarkdown(text, room.width));
+    });
+
+    it('the rest of a quote stays live as a quote', () => {
+      const text = `> ${words(200, false)}`;
+      const plan = planCommit(text, room);
+      expect(plan).toMatchObject({ kind: 'text', gap: false });
+      if (plan?.kind !== 'text') return;
+      expect(plan.rest).toMatch(/^> w\d+x/);
+      expect(plan).not.toHaveProperty('continuesItem');
+      expect(`${renderMarkdown(plan.commit, room.width)}\n${renderMarkdown(plan.rest, room.width)}`).toBe(renderMarkdown(text, room.width));
+    });
+
+    it('a line of `---` or `===` under a long paragraph is no setext heading: its rows were printed as a paragraph', () => {
+      for (const line of ['---', '===']) {
+        const text = `${words(300, false)}\n${line}\n\nThe end.`;
+        const size = { width: 58, columns: 60, maxRows: 15, printed: '' };
+        expect(stream(text, size)).toBe(renderMarkdown(text, size.width));
+        expect(renderMarkdown(text, size.width)).toMatch(/^w0x w1x/);
+      }
+    });
 
     it('keeps only the rows still being written live', () => {
       const text = words(200, true);

@@ -1,8 +1,9 @@
 import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
-import type { Tokens } from 'marked';
-import { markdownBlocks, renderMarkdown } from './markdown.js';
+import type { Token, Tokens } from 'marked';
+import { markdownBlocks, renderMarkdown, withoutFirstMarker } from './markdown.js';
 import { cutParagraph } from './paragraph-cut.js';
+import { cutInContainer } from './container-cut.js';
 
 /**
  * What part of a streaming answer can move to the scrollback now, so that the live region (the
@@ -19,12 +20,16 @@ import { cutParagraph } from './paragraph-cut.js';
  *   says how much of it is in the scrollback already.
  * - A paragraph goes row by row, as one render wraps it (paragraph-cut.ts): only its last rows
  *   stay live, so the live region stays a few rows high however long the paragraph, and a
- *   terminal made shorter has no live rows to push into the scrollback.
+ *   terminal made shorter has no live rows to push into the scrollback. So does one inside a
+ *   list item or a quote, the rest staying live as its continuation (container-cut.ts).
  * - Anything else taller than the room is cut at its last line break, or at a space.
  */
 export type CommitPlan =
-  /** Move `commit` to the scrollback (minus what `printed` printed of it); `rest` stays live. */
-  | { kind: 'text'; commit: string; rest: string; gap: boolean }
+  /**
+   * Move `commit` to the scrollback (minus what `printed` printed of it); `rest` stays live.
+   * `continuesItem`: the rest is the rest of a list item, its marker not drawn again.
+   */
+  | { kind: 'text'; commit: string; rest: string; gap: boolean; continuesItem?: boolean }
   /**
    * Print the finished lines of the open block, `through` being the block up to them. A table
    * then stays live as `live`, its printed rows left out but for the header and first row that
@@ -51,15 +56,19 @@ function finalLines(printed: string, width: number): number {
 /**
  * A markdown text rendered at `width`, without what its start `printed` rendered (in the
  * scrollback already). `open`: the text is itself the start of a block still being written, and
- * only its final lines are shown. Measured at the width drawn now, so a resize keeps it right.
+ * only its final lines are shown. `continuesItem`: it goes on with a list item printed above, whose
+ * marker is not drawn again. Measured at the width drawn now, so a resize keeps it right.
  */
-export function renderUnprinted(text: string, printed: string, width: number, open = false): string {
-  const lines = renderMarkdown(text, width).split('\n');
+export function renderUnprinted(text: string, printed: string, width: number, { open = false, continuesItem = false } = {}): string {
+  const rendered = renderMarkdown(text, width);
+  const lines = (continuesItem ? withoutFirstMarker(rendered) : rendered).split('\n');
   const from = finalLines(printed, width);
   if (from === 0 && !open) return lines.join('\n');
   return lines.slice(from, open ? finalLines(text, width) : lines.length).join('\n');
 }
 
+/** The start of a quote or a list item that no more text on its line makes anything else. */
+const DECIDED_CONTAINER = /^ {0,3}(?:>|[-+*]|\d{1,9}[.)]) +[^\n]*\w/;
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const ITEM = /^\s*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
 
@@ -177,6 +186,25 @@ function splitParagraph(text: string, options: { width: number; columns: number;
   return rows > UNCUT_ROWS && rowsOf(renderMarkdown(text, options.width), options.columns) > options.maxRows ? cutPlainly(text, options) : null;
 }
 
+/**
+ * A list item or a quote ending in a paragraph more than a couple of rows high: cut as a
+ * paragraph is, the rest staying live as its continuation (undefined: `block` is neither, or has
+ * more in it than one paragraph).
+ */
+function splitInContainer(block: Token, text: string, end: number, options: { width: number; columns: number; maxRows: number }): CommitPlan | null | undefined {
+  if (block.type !== 'blockquote' && block.type !== 'list') return undefined;
+  const rows = renderMarkdown(text.slice(0, end), options.width).split('\n').length;
+  if (rows <= PARAGRAPH_LIVE_ROWS) return undefined;
+  const found = cutInContainer(block, text, end, options.width);
+  if (!found) return undefined;
+  const item = found.item ? { continuesItem: true } : {};
+  if (found.cut) return { kind: 'text', commit: found.cut.commit, rest: found.cut.rest, gap: false, ...item };
+  // Rather rows not quite as one render wraps them than a live region that grows without end.
+  if (rows <= UNCUT_ROWS || rowsOf(renderMarkdown(text, options.width), options.columns) <= options.maxRows) return null;
+  const plain = cutPlainly(text, options);
+  return plain?.kind === 'text' ? { ...plain, rest: `${found.prefix}${plain.rest.trimStart()}`, ...item } : plain;
+}
+
 export function planCommit(text: string, options: { width: number; columns: number; maxRows: number; printed: string }): CommitPlan | null {
   const plan = nextCommit(text, options);
   // A block kept live prints only when that brings lines that are final.
@@ -199,7 +227,10 @@ function nextCommit(text: string, options: { width: number; columns: number; max
   // The last block may still be growing; so may the one before, until the last one's first line
   // is written (what it is decides where the one before ends: a list may go on after a blank line).
   const lastStart = ends.length > 1 ? (ends[ends.length - 2] as number) : 0;
-  const open = text.slice(lastStart).replace(/^\s*\n/, '').includes('\n') ? 1 : 2;
+  const last = text.slice(lastStart).replace(/^\s*\n/, '');
+  // A quote or a list item is decided by its marker and first word (then it is neither a rule
+  // nor a table's delimiter row): a long one on one line does not keep the block before it live.
+  const open = last.includes('\n') || DECIDED_CONTAINER.test(last) ? 1 : 2;
   const finished = blocks.length - open;
   if (finished > 0) {
     const end = ends[finished - 1] as number;
@@ -213,6 +244,10 @@ function nextCommit(text: string, options: { width: number; columns: number; max
   if (block?.type === 'table') return printedRows(text, end, options.printed);
   if (block?.type === 'list' && (block as Tokens.List).items.length > 1) return splitList(block as Tokens.List, text, end, options.printed);
   if (block?.type === 'paragraph' && !options.printed) return splitParagraph(text, options);
+  if (block && !options.printed) {
+    const cut = splitInContainer(block, text, end, options);
+    if (cut !== undefined) return cut;
+  }
   if (!tooTall(text, options)) return null;
   if (block?.type === 'list') return splitList(block as Tokens.List, text, end, options.printed) ?? (options.printed ? null : cutPlainly(text, options));
   return options.printed ? null : cutPlainly(text, options);

@@ -45,6 +45,12 @@ function rendererFor(width: number): { marked: Marked; indent: { columns: number
   /** Columns the list being drawn is indented by (its parents' markers): its text wraps in what is left. */
   const indent = { columns: 0 };
   const marked = new Marked(terminal, {
+    tokenizer: {
+      // No setext headings (a line under a paragraph made of `===` or `---`): the paragraph's rows
+      // go to the scrollback while it streams, before the line that would make all of them a
+      // heading is written. `---` under text is a rule, `===` is text (models write `#` headings).
+      lheading: () => undefined,
+    },
     renderer: {
       // The text of a tight list item holds inline markdown (code, links, emphasis): render it.
       text(token: Tokens.Text | Tokens.Escape) {
@@ -81,6 +87,14 @@ function rendererFor(width: number): { marked: Marked; indent: { columns: number
     },
   });
   return { marked, indent };
+}
+
+/**
+ * A rendered list whose first item goes on from a piece of it printed above (the rest of a long
+ * item, live-split.ts): that item's marker is not drawn again, its place left blank.
+ */
+export function withoutFirstMarker(rendered: string): string {
+  return rendered.replace(/^( *)(\d{1,9}\.|\*)( \[[ x]\])? /, (marker) => ' '.repeat(marker.length));
 }
 
 /** The top-level blocks of a markdown text, as marked reads them (blank space left out). */

@@ -17,7 +17,7 @@ import { renderMarkdown } from './markdown.js';
  */
 
 /** What may come next and close a span that is open at the end of the text. */
-const CLOSERS = ['`', '``', '*', '**', '_', '__', '~~', '](x)', ')', '>', ';'];
+const CLOSERS = ['`', '``', '*', '**', '_', '__', '~~', '](x)', '(x)', ')', '>', ';'];
 
 /** Rows a span may stay open before its marker is taken for one that never closes. */
 const STRAY_MARKER_ROWS = 8;
@@ -46,10 +46,13 @@ function gaps(text: string): { start: number; end: number }[] {
  * whole opens a style that starts a row at the end of the row before. Where a span crosses the
  * cut, its markers show in the piece (`**`, a backtick…), so the text tells that apart.
  */
-const shown = (text: string, width: number) =>
-  stripVTControlCharacters(renderMarkdown(text, width))
+export const shownRows = (rendered: string) =>
+  stripVTControlCharacters(rendered)
     .split('\n')
     .map((row) => row.trimEnd());
+
+/** How a text is shown: its rows as the terminal shows them (a paragraph inside a list item or a quote is shown inside it). */
+export type Show = (text: string) => string[];
 
 const wordsIn = (row: string) => row.trim().split(/\s+/).filter(Boolean).length;
 
@@ -73,7 +76,7 @@ function possibleTableHeader(text: string): number {
 }
 
 /** The gap between source words where the rows of `text` above `cutRow` end, if one prints them alone exactly. */
-function cutAt(text: string, rows: string[], cutRow: number, width: number, between: { start: number; end: number }[]): ParagraphCut | null {
+function cutAt(text: string, rows: string[], cutRow: number, show: Show, between: { start: number; end: number }[]): ParagraphCut | null {
   const before = possibleTableHeader(text);
   const head = rows.slice(0, cutRow).join('\n');
   const tail = rows.slice(cutRow).join('\n');
@@ -83,25 +86,26 @@ function cutAt(text: string, rows: string[], cutRow: number, width: number, betw
     if (!gap || gap.start > before) continue;
     const commit = text.slice(0, gap.start);
     const rest = text.slice(gap.end);
-    if (shown(commit, width).join('\n') === head && shown(rest, width).join('\n') === tail) return { commit, rest };
+    if (show(commit).join('\n') === head && show(rest).join('\n') === tail) return { commit, rest };
   }
   return null;
 }
 
 /**
  * The cut that leaves the fewest rows of `text` (one paragraph, rendered at `width`) live, and
- * at least `keepRows` of them: null when no row boundary is safe.
+ * at least `keepRows` of them: null when no row boundary is safe. `show`: how the paragraph is
+ * shown, by default alone; inside a list item or a quote, inside it (container-cut.ts).
  */
-export function cutParagraph(text: string, width: number, keepRows: number): ParagraphCut | null {
-  const rows = shown(text, width);
+export function cutParagraph(text: string, width: number, keepRows: number, show: Show = (t) => shownRows(renderMarkdown(t, width))): ParagraphCut | null {
+  const rows = show(text);
   const between = gaps(text);
   // The rows each kind of closing would change are not final (a span open for long aside).
-  const stable = CLOSERS.map((closer) => firstDifference(shown(text.trimEnd() + closer, width), rows))
+  const stable = CLOSERS.map((closer) => firstDifference(show(text.trimEnd() + closer), rows))
     .filter((row) => row >= rows.length - STRAY_MARKER_ROWS)
     .reduce((least, row) => Math.min(least, row), rows.length);
   const lowest = Math.max(1, rows.length - keepRows - TRIED_ROWS + 1);
   for (let cutRow = Math.min(rows.length - keepRows, stable); cutRow >= lowest; cutRow--) {
-    const cut = cutAt(text, rows, cutRow, width, between);
+    const cut = cutAt(text, rows, cutRow, show, between);
     if (cut) return cut;
   }
   return null;

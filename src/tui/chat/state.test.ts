@@ -39,6 +39,19 @@ describe('input history', () => {
     ]);
     expect(s).toMatchObject({ live: '', liveContinues: false, liveGap: false });
   });
+
+  it("the rest of a long list item is printed without the item's marker, until the item is done", () => {
+    const s = after(
+      initialState({ model: 'm', toolsEnabled: true }),
+      { type: 'commitLive', itemId: 1, text: '2. first rows', gap: false, continuesItem: true },
+      // A block kept live is the same item still.
+      { type: 'commitLive', itemId: 2, text: '2. more rows\n   - a nested item', gap: false, keep: '2. more rows\n   - a nested item' },
+      { type: 'commitLive', itemId: 3, text: '2. more rows\n   - a nested item\n   - another', gap: true },
+      { type: 'endLive', itemId: 4, text: 'The end.', cancelled: false },
+    );
+    expect(s.items.map((item) => item.continuesItem)).toEqual([undefined, true, true, undefined]);
+    expect(s.liveContinuesItem).toBe(false);
+  });
 });
 
 describe('the composer and long texts', () => {

@@ -19,6 +19,8 @@ export interface TranscriptItem {
   printed?: string;
   /** `text` is the start of a block still being written (a code block, a table): only its final lines are printed. */
   open?: boolean;
+  /** `text` goes on with a list item printed above (the rest of a long one): its marker is not drawn again. */
+  continuesItem?: boolean;
 }
 
 export interface PendingApproval {
@@ -35,6 +37,8 @@ export interface ChatState {
   liveGap: boolean;
   /** The start of `live` already in the scrollback (a code block's finished lines). */
   livePrinted: string;
+  /** `live` goes on with a list item in the scrollback already: its marker is not drawn again. */
+  liveContinuesItem: boolean;
   busy: boolean;
   editor: Editor;
   history: string[];
@@ -77,7 +81,7 @@ export type ChatEvent =
    * Moves a finished part of the live answer to the scrollback (less `livePrinted`, printed
    * already); `gap`: a blank line follows it. `keep`: the text stays live, and this much of it is printed.
    */
-  | { type: 'commitLive'; itemId: number; text: string; gap: boolean; keep?: string }
+  | { type: 'commitLive'; itemId: number; text: string; gap: boolean; keep?: string; continuesItem?: boolean }
   /** The live answer's message is done: its last part goes to the scrollback. */
   | { type: 'endLive'; itemId: number; text: string; cancelled: boolean }
   /** `at`: when the answer was asked for (the elapsed time counts from it). */
@@ -121,6 +125,7 @@ export function initialState(options: { model: string; toolsEnabled: boolean; hi
     liveContinues: false,
     liveGap: false,
     livePrinted: '',
+    liveContinuesItem: false,
     busy: false,
     editor: emptyEditor,
     history: options.history ?? [],
@@ -175,6 +180,11 @@ const item = (id: number, kind: TranscriptItem['kind'], text: string, extra: Par
 
 /** How a piece of the streaming answer joins what is already in the scrollback. */
 const continuation = (state: ChatState): Partial<TranscriptItem> => (state.liveContinues ? { continued: true, gap: state.liveGap } : {});
+/** What of the live text the scrollback has already: its start, or a list item's marker. */
+const printedBefore = (state: ChatState): Partial<TranscriptItem> => ({
+  ...(state.livePrinted ? { printed: state.livePrinted } : {}),
+  ...(state.liveContinuesItem ? { continuesItem: true } : {}),
+});
 
 export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
@@ -224,18 +234,20 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
           ...state.items,
           item(event.itemId, 'assistant', event.text, {
             ...continuation(state),
-            ...(state.livePrinted ? { printed: state.livePrinted } : {}),
+            ...printedBefore(state),
             ...(event.keep !== undefined ? { open: true } : {}),
           }),
         ],
         liveContinues: true,
         liveGap: event.gap,
         livePrinted: event.keep ?? '',
+        // A block kept live is the same block: it goes on as it did.
+        liveContinuesItem: event.keep !== undefined ? state.liveContinuesItem : (event.continuesItem ?? false),
       };
     case 'endLive': {
-      const extra = { ...continuation(state), ...(state.livePrinted ? { printed: state.livePrinted } : {}), ...(event.cancelled ? { cancelled: true } : {}) };
+      const extra = { ...continuation(state), ...printedBefore(state), ...(event.cancelled ? { cancelled: true } : {}) };
       const piece = event.text.trim() ? [item(event.itemId, 'assistant', event.text, extra)] : [];
-      return { ...state, items: [...state.items, ...piece], live: '', liveContinues: false, liveGap: false, livePrinted: '' };
+      return { ...state, items: [...state.items, ...piece], live: '', liveContinues: false, liveGap: false, livePrinted: '', liveContinuesItem: false };
     }
     case 'busy':
       return { ...state, busy: event.busy, progress: event.busy ? { startedAt: event.at, tokens: 0, tool: null } : null };

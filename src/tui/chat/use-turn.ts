@@ -76,7 +76,7 @@ export function useTurn({ client, memory, settings, extraTools, store, conversat
         dispatch({ type: 'commitLive', text: plan.through, gap: false, keep: plan.printed ?? plan.through });
         if (plan.live !== undefined) text = plan.live;
       } else {
-        dispatch({ type: 'commitLive', text: plan.commit, gap: plan.gap });
+        dispatch({ type: 'commitLive', text: plan.commit, gap: plan.gap, ...(plan.continuesItem ? { continuesItem: true } : {}) });
         text = plan.rest;
       }
     }

@@ -21,7 +21,7 @@ export function TranscriptLine({ item, width }: { item: TranscriptItem; width: n
     case 'assistant':
       return (
         <Box flexDirection="column" marginTop={item.continued && !item.gap ? 0 : 1}>
-          <Text>{renderUnprinted(item.text, item.printed ?? '', width, item.open)}</Text>
+          <Text>{renderUnprinted(item.text, item.printed ?? '', width, { open: item.open ?? false, continuesItem: item.continuesItem ?? false })}</Text>
           {item.cancelled ? <Text dimColor>(cancelled)</Text> : null}
         </Box>
       );
