@@ -36,14 +36,18 @@ function migrate(db: Db): void {
     // The pragma is a no-op inside a transaction, so it is set around it.
     if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
     try {
+      // Taken with the write lock (IMMEDIATE), and checked again under it: two servers starting on
+      // one new file (three chats at once, each starting the bundled server) both read version 0,
+      // and the second would run the first's migration again ("table developers already exists").
       db.transaction(() => {
+        if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
         db.exec(migration.sql);
         if (migration.rebuildsTables) {
           const broken = db.pragma('foreign_key_check') as unknown[];
           if (broken.length > 0) throw new Error(`migration ${migration.version} would break ${broken.length} foreign keys`);
         }
         db.pragma(`user_version = ${migration.version}`);
-      })();
+      }).immediate();
     } finally {
       if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
     }
