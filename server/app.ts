@@ -94,6 +94,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const store = await openStore(settings.dbPath, {
     synchronous: environment.SVC_DB_SYNCHRONOUS ?? 'normal',
     ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),
+    // The store's own timings (how long a shared breaker read answers again) by the server's clock.
+    now: () => clock.now().getTime(),
   });
   const metrics = createMetricsObserver({ known, breakers: store.breakers });
   const observer = everyObserver({ metrics: metrics.observer, ...(traces ? { traces: traces.observer } : {}), ...observers }, log);

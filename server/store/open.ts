@@ -7,12 +7,13 @@ import type { Store } from './types.js';
  * database, else a SQLite file (or `:memory:`), the zero-config default. Each backend is loaded
  * only when used.
  */
-export async function openStore(location: string, options: { synchronous?: Synchronous; poolSize?: number } = {}): Promise<Store> {
+export async function openStore(location: string, options: { synchronous?: Synchronous; poolSize?: number; now?: () => number } = {}): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import('./postgres/index.js');
     return openPostgresStore(location, {
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     });
   }
   const { createSqliteStore } = await import('./sqlite/index.js');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fixtures/fake-openai.js';
 import { API } from '../helpers/api.js';
+import { BREAKER_READ_TTL_MS } from '../../server/store/postgres/breakers.js';
 import { freshSchema } from '../helpers/postgres.js';
 import { parseScrape } from '../helpers/prometheus.js';
 import { writeProvidersFile } from '../helpers/routes.js';
@@ -43,6 +44,8 @@ describe('metrics on two instances', () => {
     // Five failures in a row on instance a open the target's breaker (the default threshold).
     upstream.script(...Array.from({ length: 5 }, () => ({ kind: 'respond' as const, status: 500, body: { error: { message: 'boom', type: 'server_error' } } })));
     for (let i = 0; i < 5; i++) expect((await chat(a)).status).toBeGreaterThanOrEqual(500);
+    // Another instance's breaker change shows once its last read of it is that old.
+    a.clock.advance(BREAKER_READ_TTL_MS);
 
     const [onA, onB] = [await scrape(a), await scrape(b)];
     expect(onA.total('svc_requests_total', { status: 'error' })).toBe(5);

@@ -25,7 +25,7 @@ import { guarded } from './outage.js';
  * the same contract as SQLite, with everything that must be shared (holds, rate counters, the
  * billing clock's lease, who runs a background response) in the database.
  */
-export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<Store> {
+export async function openPostgresStore(url: string, options: PostgresOptions & { now?: () => number } = {}): Promise<Store> {
   const sql = await openPostgres(url, options);
   const instance = createInstance(sql, `inst_${randomUUID()}`);
   try {
@@ -52,7 +52,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     text: guarded(createTextRepository(sql)),
     coordination: guarded({ leads: (task) => instance.leads(task), exclusively: (task, work) => instance.exclusively(task, work) }),
     rateCounters: guarded(rateCounters),
-    breakers: guarded(createPostgresBreakers(sql)),
+    breakers: guarded(createPostgresBreakers(sql, options.now)),
     credits: guarded(createCreditsRepository(sql, ledger, accounts)),
     checkout: guarded(createCheckoutRepository(sql, ledger, accounts)),
     subscriptions: guarded(createSubscriptionsRepository(sql)),
