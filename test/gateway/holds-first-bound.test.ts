@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
 import { promptTokensOf, startFakeOpenAI, type FakeOpenAI } from '../fixtures/fake-openai.js';
-import { API, createOwnerApp } from '../helpers/api.js';
+import { API } from '../helpers/api.js';
+import { liveKeyOf } from '../helpers/holds-burst.js';
 import { toMicro } from '../helpers/reliability.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -48,10 +49,7 @@ afterAll(async () => {
   await anthropic?.close();
 });
 
-async function keyWith(balanceCredits: number) {
-  const app = await createOwnerApp(t, { balanceCredits });
-  return (await t.server.services.apiKeys.create(app.appUuid, { name: 'holds', is_test: false })).secret;
-}
+const keyWith = async (balanceCredits: number) => (await liveKeyOf(t, balanceCredits)).key;
 
 describe('a long OpenAI conversation is held by its bytes first', () => {
   // About 40 KB of English: some 8,000 tokens, 40,000 bytes.

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, createOwnerApp } from '../helpers/api.js';
+import { API } from '../helpers/api.js';
+import { chatCompletion, completedResponse, heldFor as heldForOn, liveKeyOf, startRecordingUpstream, type RecordingUpstream } from '../helpers/holds-burst.js';
 import { toMicro } from '../helpers/reliability.js';
 import { writeProvidersFile } from '../helpers/routes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -17,59 +16,17 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /** Writes as an OpenAI-compatible host that reads only `max_tokens` (Ollama, older vLLM, many proxies) does; untold, this many tokens. */
 const UNTOLD_OUTPUT = 6000;
 
-interface WritingUpstream {
-  url: string;
-  requests: { path: string; body: Record<string, unknown> }[];
-  close(): Promise<void>;
+/** Answers as such a host: the output it is told, at most UNTOLD_OUTPUT; a Responses answer at the tier asked for. */
+function writtenAnswer(path: string, body: Record<string, unknown>) {
+  const limit = (value: unknown) => (typeof value === 'number' ? Math.min(value, UNTOLD_OUTPUT) : UNTOLD_OUTPUT);
+  if (path.endsWith('/responses')) {
+    // Served at the tier asked for, as OpenAI does for a project that has it.
+    return { ...completedResponse(body.model, 'word '.repeat(10), { input: 5, output: limit(body.max_output_tokens) }), service_tier: body.service_tier ?? 'default' };
+  }
+  return chatCompletion(body.model, 'word '.repeat(10), { input: 5, output: limit(body.max_tokens) }, 'length');
 }
 
-async function startWritingUpstream(): Promise<WritingUpstream> {
-  const requests: WritingUpstream['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
-    req.on('end', () => {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      requests.push({ path: req.url ?? '', body });
-      res.setHeader('content-type', 'application/json');
-      const limit = (value: unknown) => (typeof value === 'number' ? Math.min(value, UNTOLD_OUTPUT) : UNTOLD_OUTPUT);
-      if (req.url?.endsWith('/responses')) {
-        const output = limit(body.max_output_tokens);
-        res.end(
-          JSON.stringify({
-            id: 'resp_up',
-            object: 'response',
-            created_at: 1,
-            status: 'completed',
-            model: body.model,
-            // Served at the tier asked for, as OpenAI does for a project that has it.
-            service_tier: body.service_tier ?? 'default',
-            output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'word '.repeat(10), annotations: [] }] }],
-            usage: { input_tokens: 5, output_tokens: output, total_tokens: 5 + output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
-            error: null,
-          }),
-        );
-        return;
-      }
-      const output = limit(body.max_tokens);
-      res.end(
-        JSON.stringify({
-          id: 'chatcmpl-up',
-          object: 'chat.completion',
-          created: 1,
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(10) }, finish_reason: 'length' }],
-          usage: { prompt_tokens: 5, completion_tokens: output, total_tokens: 5 + output },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-let upstream: WritingUpstream;
+let upstream: RecordingUpstream;
 let t: TestServer;
 
 /** 0.1 credit an input token, 0.2 an output token. */
@@ -77,7 +34,7 @@ const PRICES = { input_price: 1000, output_price: 2000 } as const;
 const DEFAULT_OUTPUT = 4096;
 
 beforeAll(async () => {
-  upstream = await startWritingUpstream();
+  upstream = await startRecordingUpstream(writtenAnswer);
   const file = writeProvidersFile({
     providers: [{ id: 'host', type: 'openai', base_url: upstream.url, api_key_env: 'UP_KEY', supports_responses: true, models: [{ id: 'writer', ...PRICES, context_length: 128_000 }] }],
   });
@@ -88,19 +45,8 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function keyWith(balanceCredits: number) {
-  const app = await createOwnerApp(t, { balanceCredits });
-  return (await t.server.services.apiKeys.create(app.appUuid, { name: 'output', is_test: false })).secret;
-}
-
-/** What `body` is held for at `path`, in credits: read off the 402 of a key that has next to nothing. */
-async function heldFor(path: string, body: unknown): Promise<number> {
-  const answer = await t.call('POST', `${API}${path}`, { key: await keyWith(0.01), body });
-  expect(answer.status).toBe(402);
-  const credits = /may cost up to ([\d.]+) credits/.exec(answer.body.error.message as string)?.[1];
-  if (credits === undefined) throw new Error(`no hold named in: ${answer.body.error.message}`);
-  return Number(credits);
-}
+const keyWith = async (balanceCredits: number) => (await liveKeyOf(t, balanceCredits)).key;
+const heldFor = (path: string, body: unknown) => heldForOn(t, path, body);
 
 const lastSent = () => upstream.requests.at(-1)?.body ?? {};
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'host/writer', messages: [{ role: 'user', content: 'Write at length.' }], ...extra });

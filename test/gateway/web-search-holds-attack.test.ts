@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.js';
-import { API, createOwnerApp } from '../helpers/api.js';
+import { API } from '../helpers/api.js';
+import { chatCompletion, completedResponse, heldFor as heldForOn, liveKeyOf, startRecordingUpstream, type RecordingUpstream } from '../helpers/holds-burst.js';
 import { toMicro } from '../helpers/reliability.js';
 import { writeProvidersFile } from '../helpers/routes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -14,71 +13,28 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * search-capable upstream to search, and caps that are not numbers a hold can take.
  */
 
-/** An OpenAI-type upstream that searches as OpenAI does: as often as it likes unless `max_tool_calls` caps it. */
-interface SearchingUpstream {
-  url: string;
-  requests: { path: string; body: Record<string, unknown> }[];
-  close(): Promise<void>;
-}
-
 /** How many searches the upstream runs for a request that may search and sets no cap. */
 const UNCAPPED_SEARCHES = 12;
 /** The OpenAI-type model's window, and the input a stored prompt or a conversation brings upstream. */
 const CONTEXT = 2_000;
 const UNSEEN_INPUT = 1_500;
 
-async function startSearchingUpstream(): Promise<SearchingUpstream> {
-  const requests: SearchingUpstream['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
-    req.on('end', () => {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      requests.push({ path: req.url ?? '', body });
-      res.setHeader('content-type', 'application/json');
-      if (req.url?.endsWith('/responses')) {
-        // A stored prompt brings its own tools: this one's has web search.
-        const maySearch = body.prompt !== undefined || (Array.isArray(body.tools) && body.tools.length > 0);
-        // A stored prompt's or a conversation's own items are input the request does not show.
-        const input = body.prompt !== undefined || body.conversation !== undefined ? UNSEEN_INPUT : 5;
-        const cap = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : UNCAPPED_SEARCHES;
-        const searches = maySearch ? Math.min(cap, UNCAPPED_SEARCHES) : 0;
-        const output = [
-          ...Array.from({ length: searches }, (_, i) => ({ type: 'web_search_call', id: `ws_${i}`, status: 'completed', action: { type: 'search', query: 'q' } })),
-          { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Sunny.', annotations: [] }] },
-        ];
-        res.end(
-          JSON.stringify({
-            id: 'resp_up',
-            object: 'response',
-            created_at: 1,
-            status: 'completed',
-            model: body.model,
-            output,
-            usage: { input_tokens: input, output_tokens: 2, total_tokens: input + 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
-            error: null,
-          }),
-        );
-        return;
-      }
-      res.end(
-        JSON.stringify({
-          id: 'chatcmpl-up',
-          object: 'chat.completion',
-          created: 1,
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Sunny.' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+/** Answers as OpenAI does: a Responses request that may search runs its searches, up to its `max_tool_calls`. */
+function searchingAnswer(path: string, body: Record<string, unknown>) {
+  if (path.endsWith('/responses')) {
+    // A stored prompt brings its own tools: this one's has web search.
+    const maySearch = body.prompt !== undefined || (Array.isArray(body.tools) && body.tools.length > 0);
+    // A stored prompt's or a conversation's own items are input the request does not show.
+    const input = body.prompt !== undefined || body.conversation !== undefined ? UNSEEN_INPUT : 5;
+    const cap = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : UNCAPPED_SEARCHES;
+    const searches = maySearch ? Math.min(cap, UNCAPPED_SEARCHES) : 0;
+    const calls = Array.from({ length: searches }, (_, n) => ({ type: 'web_search_call', id: `ws_${n}`, status: 'completed', action: { type: 'search', query: 'q' } }));
+    return completedResponse(body.model, 'Sunny.', { input, output: 2 }, calls);
+  }
+  return chatCompletion(body.model, 'Sunny.', { input: 5, output: 2 }, 'stop');
 }
 
-let upstream: SearchingUpstream;
+let upstream: RecordingUpstream;
 let anthropic: FakeAnthropic;
 let t: TestServer;
 
@@ -88,7 +44,7 @@ const PRICES = { input_price: 1000, output_price: 2000, web_search_price: 0.01 }
 const WITHOUT_SEARCHES = 10;
 
 beforeAll(async () => {
-  upstream = await startSearchingUpstream();
+  upstream = await startRecordingUpstream(searchingAnswer);
   anthropic = await startFakeAnthropic({ apiKey: 'anthropic-test-key' });
   const file = writeProvidersFile({
     providers: [
@@ -106,21 +62,9 @@ afterAll(async () => {
   await anthropic?.close();
 });
 
-async function keyWith(balanceCredits: number) {
-  const app = await createOwnerApp(t, { balanceCredits });
-  return (await t.server.services.apiKeys.create(app.appUuid, { name: 'searches', is_test: false })).secret;
-}
-
+const keyWith = async (balanceCredits: number) => (await liveKeyOf(t, balanceCredits)).key;
 const lastUpstreamBody = () => upstream.requests.at(-1)?.body ?? {};
-
-/** What `body` is held for at `path`, in credits: read off the 402 of a key that has next to nothing. */
-async function heldFor(path: string, body: unknown): Promise<number> {
-  const answer = await t.call('POST', `${API}${path}`, { key: await keyWith(0.01), body });
-  expect(answer.status).toBe(402);
-  const credits = /may cost up to ([\d.]+) credits/.exec(answer.body.error.message as string)?.[1];
-  if (credits === undefined) throw new Error(`no hold named in: ${answer.body.error.message}`);
-  return Number(credits);
-}
+const heldFor = (path: string, body: unknown) => heldForOn(t, path, body);
 
 describe('a Responses request whose stored prompt brings the tools', () => {
   const body = { model: 'oai/gpt-search', input: 'Weather in Paris?', max_output_tokens: 10, prompt: { id: 'pmpt_with_web_search' } };

@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -37,7 +39,8 @@ export interface BurstRequest {
 
 const costOf = (tokens: { input: number; output: number }) => tokens.input * INPUT_MICRO + tokens.output * OUTPUT_MICRO;
 
-async function liveKeyOf(server: TestServer, balanceCredits: number) {
+/** A live key of a new app of the owner's with `balanceCredits`. */
+export async function liveKeyOf(server: TestServer, balanceCredits: number) {
   const app = await createOwnerApp(server, { balanceCredits });
   const key = (await server.server.services.apiKeys.create(app.appUuid, { name: 'burst', is_test: false })).secret;
   return { appUuid: app.appUuid, key };
@@ -96,3 +99,69 @@ export async function burstOverBalance(servers: TestServer[], gates: GatedProxy[
 export const chatTokens = (answer: any) => ({ input: answer.usage.prompt_tokens as number, output: answer.usage.completion_tokens as number });
 /** Messages usage as Anthropic reports it. */
 export const messagesTokens = (answer: any) => ({ input: answer.usage.input_tokens as number, output: answer.usage.output_tokens as number });
+
+/** What `body` is held for at `path`, in credits: read off the 402 of a key that has next to nothing. */
+export async function heldFor(server: TestServer, path: string, body: unknown): Promise<number> {
+  const answer = await server.call('POST', `${API}${path}`, { key: (await liveKeyOf(server, 0.01)).key, body });
+  expect(answer.status).toBe(402);
+  const credits = /may cost up to ([\d.]+) credits/.exec(answer.body.error.message as string)?.[1];
+  if (credits === undefined) throw new Error(`no hold named in: ${answer.body.error.message}`);
+  return Number(credits);
+}
+
+/** An OpenAI-type upstream that records each request's JSON body and answers it with `answer`'s JSON. */
+export interface RecordingUpstream {
+  url: string;
+  requests: { path: string; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+export async function startRecordingUpstream(answer: (path: string, body: Record<string, unknown>) => unknown): Promise<RecordingUpstream> {
+  const requests: RecordingUpstream['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (piece: Buffer) => (text += piece.toString('utf8')));
+    req.on('end', () => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      const path = req.url ?? '';
+      requests.push({ path, body });
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(answer(path, body)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A completed Responses object as OpenAI writes it: `items` (web searches…), then one message of `text`, and its usage. */
+export function completedResponse(model: unknown, text: string, tokens: { input: number; output: number }, items: unknown[] = []) {
+  return {
+    id: 'resp_up',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    model,
+    output: [...items, { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
+    usage: {
+      input_tokens: tokens.input,
+      output_tokens: tokens.output,
+      total_tokens: tokens.input + tokens.output,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+    error: null,
+  };
+}
+
+/** A chat completion as OpenAI writes it: one choice of `text`, and its usage. */
+export function chatCompletion(model: unknown, text: string, tokens: { input: number; output: number }, finishReason: 'stop' | 'length') {
+  return {
+    id: 'chatcmpl-up',
+    object: 'chat.completion',
+    created: 1,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason }],
+    usage: { prompt_tokens: tokens.input, completion_tokens: tokens.output, total_tokens: tokens.input + tokens.output },
+  };
+}
