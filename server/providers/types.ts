@@ -1,23 +1,13 @@
 import type { z } from 'zod';
+import type { TokenCounts } from '../store/types/usage.js';
 import type { ChatCompletion, ChatCompletionBody, PriceSource as PriceSourceSchema, Usage } from '../../src/contract/schemas/inference.js';
 
 /**
- * Tokens as the upstream counted them, in OpenAI's convention: `inputTokens` is every input token
- * (cached or not) and `outputTokens` every output token (reasoning included); the optional counts
- * are parts of those totals, priced apart. Adapters of providers that count otherwise (Anthropic's
- * `input_tokens` exclude the cache) convert, so nothing is billed twice or missed.
+ * Tokens as the upstream counted them, in OpenAI's convention (`TokenCounts`). Adapters of
+ * providers that count otherwise (Anthropic's `input_tokens` exclude the cache) convert, so
+ * nothing is billed twice or missed.
  */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  /** Input read from the provider's prompt cache. */
-  cacheReadTokens?: number;
-  /** Input written to the prompt cache for five minutes (Anthropic's default ttl). */
-  cacheWriteTokens?: number;
-  /** Input written to the prompt cache for an hour. */
-  cacheWrite1hTokens?: number;
-  /** Output spent on reasoning (thinking). */
-  reasoningTokens?: number;
+export interface TokenUsage extends TokenCounts {
   /**
    * Web searches the upstream ran for the request (Anthropic's `server_tool_use.web_search_requests`,
    * the Responses API's `web_search_call` items), each priced at the model's `webSearchPrice`.

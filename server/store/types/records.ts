@@ -118,19 +118,9 @@ export interface KeyOwner {
   app: AppRecord;
 }
 
-export interface NewApp {
-  appUuid: string;
-  developerId: string;
-  name: string;
-  appType: AppType;
-  defaultUserCreditsMicro: number;
-  allowedOrigins: string[];
-  rateLimitRpm?: number | null;
-  rateLimitTpm?: number | null;
-  userClaims?: boolean;
-  userBudget?: BudgetLimit | null;
-  at: string;
-}
+/** A new app: what its record starts with; limits, claims and budget default when left out. */
+export type NewApp = Pick<AppRecord, 'appUuid' | 'developerId' | 'name' | 'appType' | 'defaultUserCreditsMicro' | 'allowedOrigins'> &
+  Partial<Pick<AppRecord, 'rateLimitRpm' | 'rateLimitTpm' | 'userClaims' | 'userBudget'>> & { at: string };
 
 export interface AppPatch {
   name?: string;

@@ -1,6 +1,24 @@
 // What a metered request leaves behind (usage rows and reports), and the counters and breakers beside it.
 
-export interface UsageEvent {
+/**
+ * A request's tokens, in OpenAI's convention: `inputTokens` is every input token (cached or not)
+ * and `outputTokens` every output token (reasoning included); the optional counts are parts of
+ * those totals, priced apart. What an upstream reports (`TokenUsage`) and a usage row keeps.
+ */
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input read from the provider's prompt cache. */
+  cacheReadTokens?: number;
+  /** Input written to the prompt cache for five minutes (Anthropic's default ttl). */
+  cacheWriteTokens?: number;
+  /** Input written to the prompt cache for an hour. */
+  cacheWrite1hTokens?: number;
+  /** Output spent on reasoning (thinking). */
+  reasoningTokens?: number;
+}
+
+export interface UsageEvent extends TokenCounts {
   requestId: string;
   appUuid: string;
   keyId: string | null;
@@ -10,15 +28,6 @@ export interface UsageEvent {
   operation: string;
   /** The mode of the key or user that made the request: reports show each mode only its own usage. */
   livemode: boolean;
-  /** All input, the cache's parts included (each part below is inside it). */
-  inputTokens: number;
-  outputTokens: number;
-  /** Of the input: read from the provider's prompt cache, written to it for five minutes, for an hour. */
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  cacheWrite1hTokens?: number;
-  /** Of the output: spent on reasoning. */
-  reasoningTokens?: number;
   /** The route targets tried before the one that answered (routes, #25); stored as JSON. */
   attempts?: UsageAttempt[];
   costMicro: number;
