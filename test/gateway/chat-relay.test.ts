@@ -61,6 +61,13 @@ describe('chat completions relayed from an OpenAI-type upstream', () => {
     expect(events[1]).toBe('[DONE]');
   });
 
+  it("leaves out each chunk's usage: null when the client did not ask for usage, as OpenAI does", async () => {
+    on.upstreams.openai.script(sse(last, usage, '[DONE]'));
+    const events = dataOf((await chat({ stream: true })).text);
+    expect(events).toHaveLength(2);
+    expect(JSON.parse(events[0]!)).toEqual({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'acme/gpt-fake', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+  });
+
   it('ends a stream with one error event when the upstream sends what it cannot read', async () => {
     on.upstreams.openai.script(sse(first, '{"choices":"no"}', '[DONE]'));
     const events = dataOf((await chat({ stream: true })).text);

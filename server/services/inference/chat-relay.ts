@@ -24,6 +24,14 @@ function withModel(chunk: RelayedChatChunk, modelId: string, modelJson: string):
   return spliced ?? JSON.stringify({ ...jsonOf(chunk), model: modelId });
 }
 
+/**
+ * A chunk's `"usage":null` (the upstream writes it on every chunk because usage is always asked
+ * for), left out where the client did not ask for usage, as OpenAI leaves it out. OpenAI writes
+ * it last; written elsewhere, it stays.
+ */
+const NULL_USAGE_END = ',"usage":null}';
+const withoutNullUsage = (text: string) => (text.endsWith(NULL_USAGE_END) ? `${text.slice(0, -NULL_USAGE_END.length)}}` : text);
+
 /** The settled answer: the upstream's own, under the gateway's model id, its usage with what was charged. */
 export async function settledCompletion(relayed: RelayedCompletion, meter: Meter, modelId: string): Promise<ChatCompletionJson> {
   const { answer, usage } = relayed;
@@ -68,7 +76,8 @@ export async function* relayedChatEvents(
           // The usage goes on once settled; choices beside it go on now (rare: most upstreams send it alone).
           if (chunk.hasChoices) yield { data: JSON.stringify({ ...jsonOf(chunk), model: modelId, usage: undefined }) };
         } else if (chunk.hasChoices) {
-          yield { data: withModel(chunk, modelId, modelJson) };
+          const data = withModel(chunk, modelId, modelJson);
+          yield { data: includeUsage ? data : withoutNullUsage(data) };
         }
       }
     }
