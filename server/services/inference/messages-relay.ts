@@ -87,7 +87,8 @@ function relayedBounds(entry: ModelEntry, headers: MessagesCall['headers']): Inp
  * before its last `message_delta` pays for the input the upstream counted and the output that
  * reached the client. A failure after the first event ends the stream with Anthropic's
  * `event: error`, never a clean-looking end. The last `message_delta` is settled before it is
- * passed on, so its usage carries what was charged (`cost`, credits).
+ * passed on, so its usage carries what was charged (`cost`, credits); an error event is settled
+ * before it goes out too, so whoever reads the end of the stream finds the charge and no hold.
  */
 async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter, modelId: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
   let usage: AnthropicUsage = {};
@@ -95,6 +96,13 @@ async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter,
   let producedChars = 0;
   let status: 'ok' | 'error' | 'canceled' = 'ok';
   let failure: string | null = null;
+  // Until the last message_delta, the output count is the upstream's first guess: what reached
+  // the client is the floor of what was produced.
+  const settleProduced = () => {
+    const counted = tokenUsageOf(usage);
+    const outputTokens = finished ? counted.outputTokens : Math.max(counted.outputTokens, tokensOfLength(producedChars));
+    return meter.settle({ ...counted, outputTokens }, status, failure);
+  };
   try {
     for await (const { event, data } of events) {
       if (event === 'message_start') {
@@ -123,23 +131,21 @@ async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter,
       } else if (event === 'error') {
         status = 'error';
         failure = 'upstream_error';
+        await settleProduced();
       }
       yield { event, data };
     }
   } catch (error) {
     status = signal.aborted ? 'canceled' : 'error';
     failure = signal.aborted ? CLIENT_CLOSED : errorCode(error);
+    await settleProduced();
     if (!signal.aborted) yield { event: 'error', data: JSON.stringify({ type: 'error', error: anthropicError(asApiError(error)) }) };
   } finally {
     if (signal.aborted && status === 'ok') {
       status = 'canceled';
       failure = CLIENT_CLOSED;
     }
-    const counted = tokenUsageOf(usage);
-    // Until the last message_delta, the output count is the upstream's first guess: what reached
-    // the client is the floor of what was produced.
-    const outputTokens = finished ? counted.outputTokens : Math.max(counted.outputTokens, tokensOfLength(producedChars));
-    await meter.settle({ ...counted, outputTokens }, status, failure);
+    await settleProduced();
   }
 }
 

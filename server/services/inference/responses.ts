@@ -256,12 +256,19 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     let usage: TokenUsage | null = null;
     let producedChars = 0;
     let status: 'ok' | 'error' | 'canceled' = 'ok';
+    const settleProduced = () => p.meter.settle(usage ?? { inputTokens: p.inputBound.exact(), outputTokens: tokensOfLength(producedChars) }, status);
     try {
       for await (const event of stream) {
         const { delta, response } = event.data;
         if (typeof delta === 'string') {
           p.meter.firstToken();
           producedChars += writtenWeight(delta);
+        }
+        // A failure is settled before it goes out: whoever reads the end of the stream finds the charge.
+        if (event.event === 'error' || event.event === 'response.failed') {
+          status = 'error';
+          if (response && typeof response === 'object') usage = tokenUsageOfResponse(response as Json) ?? usage;
+          await settleProduced();
         }
         // Most events (the deltas) go on as they came; only a response object is read and rewritten.
         if (!response || typeof response !== 'object') {
@@ -284,7 +291,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
       throw error;
     } finally {
       if (signal.aborted && status === 'ok') status = 'canceled';
-      await p.meter.settle(usage ?? { inputTokens: p.inputBound.exact(), outputTokens: tokensOfLength(producedChars) }, status);
+      await settleProduced();
     }
   }
 
