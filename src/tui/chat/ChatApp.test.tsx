@@ -64,6 +64,8 @@ const SETTINGS: ChatSettings = {
   redrawMs: 0,
 };
 const GREEN = 'my favourite colour is green';
+/** How long a wait for the screen may take: generous, for a loaded CI machine (a wait ends as soon as its condition holds). */
+const WAIT_MS = 10_000;
 /** A question that makes `local/echo` call the vault save tool, when it is offered. */
 const saveRequest = (content: string) => `!tool memory_vault_save {"content":"${content}"}`;
 
@@ -115,7 +117,7 @@ function openChat(
   const lines = () => screen().split('\n');
   /** Waits until the screen shows `expected` (drawing happens after the key, not during it). */
   const shows = (expected: string | RegExp) =>
-    vi.waitFor(() => (typeof expected === 'string' ? expect(screen()).toContain(expected) : expect(screen()).toMatch(expected)), { timeout: 5000 });
+    vi.waitFor(() => (typeof expected === 'string' ? expect(screen()).toContain(expected) : expect(screen()).toMatch(expected)), { timeout: WAIT_MS });
   const press = (...keys: string[]) => keys.forEach((key) => app.stdin.write(key));
   /** Types `text`, then Enter as a key of its own. */
   const send = (text: string) => press(text, KEY.enter);
@@ -136,7 +138,7 @@ function openChat(
     prompt: () => lines().findLast((line) => line.startsWith('› ')) ?? '',
     /** Waits until the prompt takes a question again. */
     idle() {
-      return vi.waitFor(() => expect(this.prompt()).toContain(PLACEHOLDER));
+      return vi.waitFor(() => expect(this.prompt()).toContain(PLACEHOLDER), { timeout: WAIT_MS });
     },
     /** Sends a question and waits for its echo and for the prompt to be back. */
     async ask(question: string) {
@@ -855,13 +857,13 @@ describe('what a session spends', () => {
     const spent = keys.data.find((key) => key.key_id === sessionKey.keyId)?.budget_spent_credits ?? NaN;
     expect(spent).toBeGreaterThan(0);
     expect(spent).toBeLessThanOrEqual(40);
-    await vi.waitFor(() => expect(Number(/session ([\d.]+) of max 40/.exec(chat.status())?.[1])).toBeCloseTo(spent, 2));
+    await vi.waitFor(() => expect(Number(/session ([\d.]+) of max 40/.exec(chat.status())?.[1])).toBeCloseTo(spent, 2), { timeout: WAIT_MS });
     chat.send('/cost');
     await chat.shows(/Cap \(--max-spend, kept by the server\): 40 credits, [\d.]+ left\./);
     await sessionKey.revoke();
     const after = (await priced.call('GET', `/api/v1/developer/apps/${priced.appUuid}/api-keys`)).body as { data: { key_id: string }[] };
     expect(after.data.map((key) => key.key_id)).not.toContain(sessionKey.keyId);
-  });
+  }, 60_000);
 
   it('--max-spend refuses to start on a key that cannot create keys', async () => {
     const app = await createOwnerApp(priced, { name: 'inference only' });

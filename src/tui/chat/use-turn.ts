@@ -52,6 +52,12 @@ export function useTurn({ client, memory, settings, extraTools, store, conversat
   const liveText = useRef('');
   const liveTokens = useRef(0);
   const redrawTimer = useRef<NodeJS.Timeout | null>(null);
+  /**
+   * The last turn's balance and cap reads, which run after the prompt is back: a question sent
+   * before they end waits for them, since what it cost (a failed one above all) is measured from
+   * the balance they leave.
+   */
+  const settling = useRef<Promise<void>>(Promise.resolve());
   const size = useTerminalSize();
   const sizeRef = useRef(size);
   sizeRef.current = size;
@@ -119,6 +125,7 @@ export function useTurn({ client, memory, settings, extraTools, store, conversat
       dispatch({ type: 'busy', busy: true, at: Date.now() });
       liveText.current = '';
       liveTokens.current = 0;
+      await settling.current;
       let tokens = 0;
       let streamedChars = 0;
       /** What the server said this turn's requests cost, and the model that answered the last one. */
@@ -184,16 +191,22 @@ export function useTurn({ client, memory, settings, extraTools, store, conversat
         liveText.current = '';
         dispatch({ type: 'live', text: '' });
         abort.current = null;
+        let settled = () => {};
+        settling.current = new Promise<void>((resolve) => (settled = resolve));
         dispatch({ type: 'busy', busy: false });
-        const after = await account.refreshBalance();
-        const balanceDrop = before !== null && after !== null ? Math.max(0, before - after) : null;
-        // A cancelled or failed request reports no usage, but may have been charged: the balance says what.
-        const maybeUnreported = answeredBy === null || controller.signal.aborted || failed;
-        const unreported = maybeUnreported && balanceDrop !== null ? Math.max(0, toMicro(balanceDrop) - reportedMicro) : 0;
-        if (unreported > 0) dispatch({ type: 'spent', model: asked, micro: unreported, tokens: 0 });
-        const cost = answeredBy !== null ? toCredits(reportedMicro + unreported) : balanceDrop;
-        dispatch({ type: 'lastAnswer', tokens, credits: cost, asked, answeredBy });
-        await account.refreshCap();
+        try {
+          const after = await account.refreshBalance();
+          const balanceDrop = before !== null && after !== null ? Math.max(0, before - after) : null;
+          // A cancelled or failed request reports no usage, but may have been charged: the balance says what.
+          const maybeUnreported = answeredBy === null || controller.signal.aborted || failed;
+          const unreported = maybeUnreported && balanceDrop !== null ? Math.max(0, toMicro(balanceDrop) - reportedMicro) : 0;
+          if (unreported > 0) dispatch({ type: 'spent', model: asked, micro: unreported, tokens: 0 });
+          const cost = answeredBy !== null ? toCredits(reportedMicro + unreported) : balanceDrop;
+          dispatch({ type: 'lastAnswer', tokens, credits: cost, asked, answeredBy });
+          await account.refreshCap();
+        } finally {
+          settled();
+        }
       }
     },
     [client, conversation, scheduleRedraw, stopRedraw, settings, tools, approve, account, dispatch, latest],
