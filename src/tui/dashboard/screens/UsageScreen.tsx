@@ -75,11 +75,11 @@ export function UsageScreen({ session, width, height }: ScreenProps) {
             ) : (
               <BarChart
                 values={data.usage.data.map((bucket) => (metric === 'credits' ? bucket.credits : bucket.requests))}
-                labels={data.usage.data.map((bucket) => bucketLabel(bucket.start, screen.granularity === 'hour'))}
+                labels={data.usage.data.map((bucket) => bucketLabel(bucket.start, data.granularity === 'hour'))}
                 rows={chartRows}
                 width={width}
                 unit={metric}
-                bucket={screen.granularity}
+                bucket={data.granularity}
               />
             )}
             <Tables data={data} width={width} rows={tableRows} />

@@ -22,6 +22,11 @@ export type Metric = 'credits' | 'requests';
 
 export interface UsageData {
   window: UsageWindow;
+  /**
+   * What a bucket of `usage` spans. The chart is labelled by it, not by the granularity chosen
+   * now: right after g the last data is still drawn until the new load has started.
+   */
+  granularity: Granularity;
   usage: AppUsage;
   topUsers: UserUsage[];
   models: ModelUsage[];
@@ -46,7 +51,7 @@ export function useUsageScreen(session: DashboardSession) {
         session.api.usage(selected.app_uuid, window, granularity),
         session.api.topUsers(selected.app_uuid, window, TOP),
       ]);
-      return { window, usage, topUsers, models: usage.models };
+      return { window, granularity, usage, topUsers, models: usage.models };
     },
     [granularity, windowIndex],
   );
