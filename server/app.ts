@@ -96,6 +96,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),
     // The store's own timings (how long a shared breaker read answers again) by the server's clock.
     now: () => clock.now().getTime(),
+    log,
   });
   const metrics = createMetricsObserver({ known, breakers: store.breakers });
   const observer = everyObserver({ metrics: metrics.observer, ...(traces ? { traces: traces.observer } : {}), ...observers }, log);

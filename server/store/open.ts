@@ -7,7 +7,10 @@ import type { Store } from './types.js';
  * database, else a SQLite file (or `:memory:`), the zero-config default. Each backend is loaded
  * only when used.
  */
-export async function openStore(location: string, options: { synchronous?: Synchronous; poolSize?: number; now?: () => number } = {}): Promise<Store> {
+export async function openStore(
+  location: string,
+  options: { synchronous?: Synchronous; poolSize?: number; now?: () => number; log?: (line: string) => void } = {},
+): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import('./postgres/index.js');
     return openPostgresStore(location, {
@@ -17,5 +20,8 @@ export async function openStore(location: string, options: { synchronous?: Synch
     });
   }
   const { createSqliteStore } = await import('./sqlite/index.js');
-  return createSqliteStore(location, options);
+  return createSqliteStore(location, {
+    ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
 }

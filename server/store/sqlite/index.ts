@@ -1,3 +1,4 @@
+import { createCheckpointing } from './checkpointer.js';
 import { createCoordination } from './coordination.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { createAccounts } from './accounts.js';
@@ -18,15 +19,29 @@ import { createSigningKeysRepository } from './signing-keys.js';
 import { createSubscriptionsRepository } from './subscriptions.js';
 import type { Store } from '../types.js';
 
+export interface SqliteStoreOptions {
+  synchronous?: Synchronous;
+  /** Settlement groups committed before a worker takes over checkpointing (checkpointer.ts). */
+  checkpointInBackgroundAfter?: number;
+  log?: (line: string) => void;
+}
+
+/** Settlement groups a server commits before its log is checkpointed by a worker thread. */
+const BACKGROUND_CHECKPOINT_AFTER = 500;
+
 /** The embedded default store: one SQLite file (or `:memory:`). */
-export function createSqliteStore(file: string, options: { synchronous?: Synchronous } = {}): Store {
+export function createSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
   const db = openDatabase(file, options.synchronous);
+  const checkpointing = createCheckpointing(db, file, {
+    startAfterCommits: options.checkpointInBackgroundAfter ?? BACKGROUND_CHECKPOINT_AFTER,
+    ...(options.log ? { log: options.log } : {}),
+  });
   const holds = createHolds();
   const ledger = createLedger(db, holds);
   const keyCache = new Map();
   const accounts = createAccounts(db);
   const rateCounters = createRateCounters();
-  const metering = createMeteringRepository(db, ledger, holds, accounts, rateCounters);
+  const metering = createMeteringRepository(db, ledger, holds, accounts, rateCounters, checkpointing.committed);
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
   const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
   const listDevelopers = db.prepare<[], { id: string; name: string; created_at: string; apps: number }>(
@@ -67,6 +82,7 @@ export function createSqliteStore(file: string, options: { synchronous?: Synchro
     async close() {
       if (!db.open) return;
       metering.flushPending();
+      await checkpointing.close();
       db.close();
     },
   };

@@ -16,16 +16,35 @@ export const insertUsageSql = `INSERT INTO usage_events (request_id, app_uuid, l
     @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @attempts, @at)
   ON CONFLICT (request_id) DO NOTHING`;
 
-/** A usage row as SQLite binds it: the mode as 0 or 1, counts a request did not have as 0, the attempts as JSON. */
-export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
+/**
+ * A usage row as SQLite binds it: the mode as 0 or 1, counts a request did not have as 0, the
+ * attempts as JSON. Every field is named here rather than spread from the row: on the settlement
+ * path, a spread that adds fields costs V8 microseconds a field (a fresh hidden class each time).
+ */
+export function usageRowParams(row: UsageEvent, charge: { costMicro: number; chargedMicro: number | null }) {
   return {
-    ...row,
+    requestId: row.requestId,
+    appUuid: row.appUuid,
     livemode: row.livemode ? 1 : 0,
+    keyId: row.keyId,
+    address: row.address,
+    provider: row.provider,
+    model: row.model,
+    operation: row.operation,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
     cacheReadTokens: row.cacheReadTokens ?? 0,
     cacheWriteTokens: row.cacheWriteTokens ?? 0,
     cacheWrite1hTokens: row.cacheWrite1hTokens ?? 0,
     reasoningTokens: row.reasoningTokens ?? 0,
+    costMicro: charge.costMicro,
+    chargedMicro: charge.chargedMicro,
+    latencyMs: row.latencyMs,
+    ttftMs: row.ttftMs,
+    status: row.status,
+    errorCode: row.errorCode,
     attempts: attemptsJson(row.attempts),
+    at: row.at,
   };
 }
 
@@ -33,10 +52,10 @@ export function usageRowParams(row: UsageEvent & { chargedMicro: number }) {
  * Writes one usage row and its rollups; run it inside a transaction. False, writing nothing, when
  * the request has its row already (a request has one).
  */
-export function createUsageWriter(db: Db): (row: UsageEvent & { chargedMicro: number }) => boolean {
+export function createUsageWriter(db: Db): (row: UsageEvent, chargedMicro: number) => boolean {
   const rows = createGroupUsageWriter(db);
-  return (row) => {
-    const id = rows.insert(row);
+  return (row, chargedMicro) => {
+    const id = rows.insert(row, row.costMicro, chargedMicro);
     if (id === null) return false;
     rows.addToRollups([id]);
     return true;
@@ -55,8 +74,8 @@ export function createGroupUsageWriter(db: Db) {
   const addMany = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id IN (SELECT value FROM json_each(@ids))')));
   return {
     /** The new row's id, or null (nothing written) when the request has its row already. */
-    insert(row: UsageEvent & { chargedMicro: number }): number | null {
-      const inserted = insert.run(usageRowParams(row));
+    insert(row: UsageEvent, costMicro: number, chargedMicro: number): number | null {
+      const inserted = insert.run(usageRowParams(row, { costMicro, chargedMicro }));
       return inserted.changes === 0 ? null : Number(inserted.lastInsertRowid);
     },
     /** Adds the rows of `ids` (each once) to every rollup. */

@@ -76,7 +76,7 @@ export function createUsageRepository(db: Db): Store['usage'] {
 
   return {
     async record(event) {
-      write({ ...event, chargedMicro: 0 });
+      write(event, 0);
     },
     async byModel(filter) {
       return reportsOf(filter)

@@ -86,13 +86,12 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
           cacheReadTokens: Math.floor(inputTokens / 2),
           outputTokens,
           costMicro,
-          chargedMicro: costMicro,
           latencyMs: 50 + Math.floor(next() * 500),
           ttftMs: null,
           status,
           errorCode: status === 'refused' ? 'insufficient_credits' : status === 'error' ? 'upstream_error' : null,
           at: new Date(start + Math.floor((i * 30 * DAY) / rows)).toISOString(),
-        }));
+        }, { costMicro, chargedMicro: costMicro }));
       }
     })();
     const inserted = performance.now();
