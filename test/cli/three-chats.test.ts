@@ -11,6 +11,12 @@ import { hasTmux, startTerminal, type TerminalSession } from '../helpers/tmux.js
  */
 
 const home = tempDir();
+/**
+ * Polls of the screen are counted in tries 50 ms apart: a wait's deadline, generous since three
+ * chats and their server share a loaded 2-core CI machine with other tests (a wait ends as soon
+ * as its condition holds).
+ */
+const seconds = (s: number) => s * 20;
 const terminals: TerminalSession[] = [];
 afterAll(async () => {
   for (const terminal of terminals) terminal.close();
@@ -26,8 +32,16 @@ describe.skipIf(!hasTmux)('three chats side by side (tmux)', () => {
       terminals.push(startTerminal(`three-${name}`, ['chat', '--model', 'local/echo'], { columns: 100, rows: 30 }, { SVC_HOME: home, HOME: home, SVC_API_URL: url }));
     }
     // Three chats and the background server they start, at once: on a loaded 2-core CI machine
-    // this took longer than a single screen's 10 s wait, so the start gets 30 s.
-    await Promise.all(terminals.map((terminal) => terminal.poll('the chat to start', () => terminal.screen().includes('Ask anything'), 600)));
+    // this took longer than a single screen's 10 s wait, so the start gets 90 s.
+    // Ready means reading keys, not just drawn: the first frame (the prompt) is drawn before the
+    // effects that put the terminal in raw mode have run, and a line typed in between stays in the
+    // composer (the tty's Enter comes in as Ctrl+J). The balance in the status line is read by an
+    // effect of that same first commit, so once it shows, the chat takes keys.
+    await Promise.all(
+      terminals.map((terminal) =>
+        terminal.poll('the chat to start and read keys', () => /Ask anything[\s\S]*balance \d/.test(terminal.screen()), seconds(90)),
+      ),
+    );
     // Two turns each, typed in all three before any answer is read.
     for (const turn of [1, 2]) {
       terminals.forEach((terminal, i) => {
@@ -36,13 +50,13 @@ describe.skipIf(!hasTmux)('three chats side by side (tmux)', () => {
       });
       await Promise.all(
         terminals.map((terminal, i) =>
-          terminal.poll(`${names[i]}'s answer ${turn}`, () => new RegExp(`you said:\\s*${names[i]} turn ${turn} says hello[\\s\\S]*Ask anything`).test(terminal.screen()), 400),
+          terminal.poll(`${names[i]}'s answer ${turn}`, () => new RegExp(`you said:\\s*${names[i]} turn ${turn} says hello[\\s\\S]*Ask anything`).test(terminal.screen()), seconds(60)),
         ),
       );
     }
     for (const terminal of terminals) expect(terminal.screen()).not.toMatch(/locked|SQLITE_BUSY|✖/);
     for (const terminal of terminals) terminal.send('C-d');
-    for (const terminal of terminals) expect(await terminal.exitCode()).toBe(0);
+    for (const terminal of terminals) expect(await terminal.exitCode(seconds(30))).toBe(0);
 
     const db = new Database(join(home, 'memory.db'), { readonly: true });
     try {
@@ -61,5 +75,5 @@ describe.skipIf(!hasTmux)('three chats side by side (tmux)', () => {
     // The server they started outlives them.
     const status = await runSvc(['server', 'status'], { home });
     expect(status.code, status.stdout + status.stderr).toBe(0);
-  }, 120_000);
+  }, 360_000);
 });

@@ -28,8 +28,8 @@ export interface TerminalSession {
   /** Polls until `done()` holds: at most `tries` times, 50 ms apart. */
   poll(what: string, done: () => boolean, tries?: number): Promise<void>;
   showing(text: string): Promise<void>;
-  /** Waits for the program to end and returns its exit code. */
-  exitCode(): Promise<number>;
+  /** Waits for the program to end (polling at most `tries` times, 50 ms apart) and returns its exit code. */
+  exitCode(tries?: number): Promise<number>;
   close(): void;
 }
 
@@ -70,9 +70,9 @@ export function startTerminal(name: string, args: string[], size: { columns: num
     },
     poll,
     showing: (text) => poll(`the screen to show ${JSON.stringify(text)}`, () => screen().includes(text)),
-    async exitCode() {
-      await poll('the session to end', () => tmux('has-session', '-t', id).status !== 0);
-      await poll('the exit code', () => existsSync(exitFile) && readFileSync(exitFile, 'utf8').endsWith('\n'));
+    async exitCode(tries) {
+      await poll('the session to end', () => tmux('has-session', '-t', id).status !== 0, tries);
+      await poll('the exit code', () => existsSync(exitFile) && readFileSync(exitFile, 'utf8').endsWith('\n'), tries);
       return Number(readFileSync(exitFile, 'utf8').trim());
     },
     close() {
