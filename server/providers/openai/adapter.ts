@@ -62,8 +62,9 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
   /** The chat request as the upstream gets it: its model id, without our own fields. */
   function chatRequest(call: ChatCall, stream: boolean) {
     const { image_model: _imageModel, stream_options: _streamOptions, ...body } = call.body;
-    // Usage is always asked for; the gateway decides whether the client sees it.
-    return { ...body, model: call.model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+    // Usage is always asked for; the gateway decides whether the client sees it. Fields added
+    // with Object.assign, not a spread: V8 gives a spread copy a new hidden class per added field.
+    return Object.assign(body, { model: call.model, stream }, stream ? { stream_options: { include_usage: true } } : {});
   }
 
   /** The Responses request as the upstream gets it (the gateway has already removed our own fields). */

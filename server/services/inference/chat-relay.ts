@@ -37,7 +37,8 @@ export async function settledCompletion(relayed: RelayedCompletion, meter: Meter
   const { answer, usage } = relayed;
   const { chargedMicro } = await meter.settle(usage, 'ok');
   answer.model = modelId;
-  answer.usage = { ...answer.usage, cost: microToCredits(chargedMicro) };
+  // Added in place (the answer is ours to send): a spread copy with a new field is slow in V8.
+  answer.usage.cost = microToCredits(chargedMicro);
   return answer;
 }
 
