@@ -61,6 +61,22 @@ describe('SQLite checkpoints on a worker thread', () => {
     db.close();
   });
 
+  it('a worker that fails hands the checkpoints back to the writer, and says so once', async () => {
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    const lines: string[] = [];
+    // The worker opens a file that cannot exist: it fails as it starts.
+    const checkpointing = createCheckpointing(db, join(dir, 'missing', 'svc.db'), { startAfterCommits: 1, log: (line) => lines.push(line) });
+    checkpointing.committed();
+    await vi.waitFor(() => expect(checkpointing.running).toBe(false), { timeout: 15_000, interval: 20 });
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(lines).toEqual([expect.stringMatching(/^SQLite: the background checkpoint failed \(.+\); the writer checkpoints again$/)]);
+    checkpointing.committed();
+    expect(checkpointing.running).toBe(false);
+    await checkpointing.close();
+    db.close();
+  });
+
   it('a store whose worker has taken over settles, closes, and keeps every settlement', async () => {
     const store = createSqliteStore(file, { checkpointInBackgroundAfter: 1 });
     const app = await (await newDeveloper(store)).newApp(100);

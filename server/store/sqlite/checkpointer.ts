@@ -104,22 +104,26 @@ export function createCheckpointing(db: Db, file: string, options: { startAfterC
   let commits = 0;
   let worker: ReturnType<typeof startCheckpointWorker> | null = null;
   let failed = false;
+  const fail = (message: string) => {
+    if (failed) return;
+    failed = true;
+    options.log?.(`SQLite: the background checkpoint failed (${message}); the writer checkpoints again`);
+    if (db.open) db.pragma(`wal_autocheckpoint = ${defaultPages}`);
+    void worker?.close();
+  };
   const start = () => {
-    worker = startCheckpointWorker(file, {
-      onFailure: (message) => {
-        if (failed) return;
-        failed = true;
-        options.log?.(`SQLite: the background checkpoint failed (${message}); the writer checkpoints again`);
-        if (db.open) db.pragma(`wal_autocheckpoint = ${defaultPages}`);
-        void worker?.close();
-      },
-    });
-    db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    // Called after a commit, on the metered path: a worker that cannot even start is a log line, never a throw.
+    try {
+      worker = startCheckpointWorker(file, { onFailure: fail });
+      db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    } catch (error) {
+      fail(error instanceof Error ? error.message : String(error));
+    }
   };
   return {
     /** A settlement group was committed. */
     committed() {
-      if (worker !== null || failed || file === ':memory:') return;
+      if (worker !== null || failed || file === ':memory:' || file === '') return;
       if (++commits >= options.startAfterCommits) start();
     },
     /** Whether the worker runs (tests). */
