@@ -12,6 +12,9 @@ const USAGE_COLUMNS = `request_id, app_uuid, livemode, key_id, address, provider
   cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_micro, charged_micro,
   latency_ms, ttft_ms, status, error_code, attempts, created_at`;
 
+/** The rollups' CTEs, added to from the `usage_row` CTE: the same text for every settlement, built once. */
+const ROLLUP_CTES = USAGE_ROLLUPS.map((rollup, i) => `, usage_rollup_${i} AS (${addToRollupSql(rollup, 'usage_row', 'r')})`).join('');
+
 /**
  * The usage row of a request and its additions to the rollups the reports read (usage-rollups.ts),
  * as CTEs of the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`), so all are written by
@@ -20,7 +23,7 @@ const USAGE_COLUMNS = `request_id, app_uuid, livemode, key_id, address, provider
  */
 export function usageWrites(q: Query, event: UsageEvent, costMicro: number, from: string) {
   const source = q.unsafe(from);
-  const rollups = USAGE_ROLLUPS.map((rollup, i) => q.unsafe(`, usage_rollup_${i} AS (${addToRollupSql(rollup, 'usage_row', 'r')})`));
+  const rollups = q.unsafe(ROLLUP_CTES);
   return q`
     usage_row AS (
       INSERT INTO usage_events (${q.unsafe(USAGE_COLUMNS)})
