@@ -1,26 +1,54 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError, invalidRequest } from '../errors.js';
 
-/** Reads the whole request body, refusing more than `limitBytes` with a 413. */
-export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/**
+ * Reads the whole request body, refusing more than `limitBytes` with a 413. Read with listeners
+ * rather than `for await`: the async iterator a stream makes for each loop cost every request
+ * more than the rest of the read (#28). What the loop did, this does: a body over the limit is
+ * read no further, a request closed or failed before its end is a client that went away.
+ */
+export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const tooLarge = () =>
     new ApiError(413, 'request_too_large', `The request body is larger than ${limitBytes} bytes.`, 'request_too_large');
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge());
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(new ClientClosedError());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limitBytes) throw tooLarge();
+      if (size > limitBytes) {
+        // Read no further (the rest stays unread, and the 413 closes the connection): what the
+        // loop's early exit did, leaving the socket to the answer.
+        done();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
       chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
     // The client hung up before its body was whole: nobody is left to answer.
-    throw new ClientClosedError();
-  }
-  return Buffer.concat(chunks);
+    const onGone = () => {
+      done();
+      reject(new ClientClosedError());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
+    req.on('close', onGone);
+  });
 }
 
 /** The client went away mid-request: logged as a closed connection, never answered, never a bug. */
