@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const KEY_PATTERN = /^svc_(live|test)_[A-Za-z0-9]{40}$/;
@@ -14,8 +14,9 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** One-shot `hash` (node ≥ 20.12): a third of a `createHash` object's cost, paid on every request (#28). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function sameHash(a: string, b: string): boolean {
