@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { Credits, Timestamp, TimestampInput } from './common.js';
 
-/** `<provider>/<model>`; the model part may itself contain `/`. */
+/** `<provider>/<model>`; the model part may itself contain `/`. Exported for the server's quick check of a plain chat body. */
+export const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9_-]*\/\S+$/;
+
 export const ModelId = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*\/\S+$/, 'must be <provider>/<model>, e.g. local/echo')
+  .regex(MODEL_ID_PATTERN, 'must be <provider>/<model>, e.g. local/echo')
   .describe('Model identifier, <provider>/<model>');
 
 /** OpenRouter's `models`: fallbacks tried in order after `model` when it cannot answer (down, overloaded, rate-limited). */
