@@ -1,5 +1,4 @@
 import { invalidRequest } from '../../errors.js';
-import { TOKEN_PRICE_FIELDS } from '../../providers/prices.js';
 import type { ModelEntry, ServiceTierName, TokenPrices, TokenUsage } from '../../providers/types.js';
 
 /**
@@ -29,14 +28,21 @@ export interface Prices {
 
 type BasePrices = TokenPrices & { inputPrice: number; outputPrice: number };
 
-/** `base` with the prices `over` gives: a field `over` leaves out keeps the base's. */
+/**
+ * `base`'s prices with those `over` gives: a field `over` leaves out keeps the base's. Nothing is
+ * copied when there is nothing to lay over, else only the price fields: `base` is first a whole
+ * model entry, which every hold copied (#28).
+ */
 function overlay(base: BasePrices, over: TokenPrices | undefined): BasePrices {
-  const out: BasePrices = { ...base };
-  for (const field of TOKEN_PRICE_FIELDS) {
-    const price = over?.[field];
-    if (price !== undefined) out[field] = price;
-  }
-  return out;
+  if (!over) return base;
+  return {
+    inputPrice: over.inputPrice ?? base.inputPrice,
+    outputPrice: over.outputPrice ?? base.outputPrice,
+    cachedInputPrice: over.cachedInputPrice ?? base.cachedInputPrice,
+    cacheWritePrice: over.cacheWritePrice ?? base.cacheWritePrice,
+    cacheWrite1hPrice: over.cacheWrite1hPrice ?? base.cacheWrite1hPrice,
+    reasoningPrice: over.reasoningPrice ?? base.reasoningPrice,
+  };
 }
 
 function filled(prices: BasePrices): Prices {
