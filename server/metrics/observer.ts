@@ -1,8 +1,8 @@
 import type { InferenceObserver } from './inference-observer.js';
 import type { BreakerStore, UsageEvent } from '../store/types.js';
 import { createInstruments } from './instruments.js';
-import { codeLabel, targetLabels, type KnownTargets } from './labels.js';
-import { createRowLabels } from './row-labels.js';
+import type { KnownTargets } from './labels.js';
+import { createAttemptLabels, createRowLabels } from './row-labels.js';
 
 type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -20,6 +20,7 @@ export function createMetricsObserver(deps: { known: KnownTargets; breakers?: Br
   const seen = new Set<string>();
   const { known } = deps;
   const labelsOf = createRowLabels(known);
+  const attemptLabelsOf = createAttemptLabels(known);
 
   const showBreaker = (target: string, state: BreakerState) => {
     for (const each of BREAKER_STATES) instruments.breaker.set({ target, state: each }, each === state ? 1 : 0);
@@ -49,13 +50,12 @@ export function createMetricsObserver(deps: { known: KnownTargets; breakers?: Br
       if (row.status === 'ok' && row.ttftMs !== null) instruments.firstToken.observe(labels.target, row.ttftMs / 1000);
     },
     attemptEnded(attempt) {
-      const labels = { route: attempt.route ?? '', ...targetLabels(known, attempt.provider, attempt.model) };
-      const outcome = codeLabel(attempt.outcome);
-      instruments.attempts.inc({ ...labels, outcome });
-      if (outcome !== 'ok') instruments.upstreamErrors.inc({ ...labels, error_class: outcome });
-      if (attempt.retry) instruments.retries.inc(labels);
-      if (attempt.fallback) instruments.fallbacks.inc(labels);
-      seen.add(`${labels.gen_ai_provider_name}/${labels.gen_ai_request_model}`);
+      const labels = attemptLabelsOf(attempt);
+      instruments.attempts.inc(labels.attempts);
+      if (labels.failed) instruments.upstreamErrors.inc(labels.failed);
+      if (attempt.retry) instruments.retries.inc(labels.target);
+      if (attempt.fallback) instruments.fallbacks.inc(labels.target);
+      seen.add(labels.seen);
     },
     breakerChanged(target, state) {
       // Only the server's own targets: a breaker is kept per configured target.

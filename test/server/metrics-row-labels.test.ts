@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRowLabels } from '../../server/metrics/row-labels.js';
+import { createAttemptLabels, createRowLabels } from '../../server/metrics/row-labels.js';
 import { usageRow } from '../helpers/stores.js';
 
 const known = { hasModel: (id: string) => id === 'acme/m1', hasProvider: (provider: string) => provider === 'acme' };
@@ -24,5 +24,21 @@ describe('the label sets of a usage row', () => {
     const late = labelsOf(usageRow('app', 'late', { model: 'm-late', status: 'refused' }));
     expect(late.requests).toMatchObject({ gen_ai_request_model: 'unknown', status: 'refused' });
     expect(labelsOf(usageRow('app', 'c'))).toBe(labelsOf(usageRow('app', 'd')));
+  });
+
+  it("gives an attempt its target's labels, its outcome's, and the same objects to every attempt of one kind", () => {
+    const labelsOf = createAttemptLabels(known);
+    const ok = labelsOf({ route: null, provider: 'acme', model: 'm1', outcome: 'ok' });
+    expect(ok).toEqual({
+      target: { route: '', gen_ai_provider_name: 'acme', gen_ai_request_model: 'm1' },
+      attempts: { route: '', gen_ai_provider_name: 'acme', gen_ai_request_model: 'm1', outcome: 'ok' },
+      failed: null,
+      seen: 'acme/m1',
+    });
+    expect(labelsOf({ route: null, provider: 'acme', model: 'm1', outcome: 'ok' })).toBe(ok);
+    const failed = labelsOf({ route: 'fast', provider: 'other', model: 'x', outcome: 'Not A Code!' });
+    expect(failed.attempts).toEqual({ route: 'fast', gen_ai_provider_name: 'unknown', gen_ai_request_model: 'unknown', outcome: 'other' });
+    expect(failed.failed).toEqual({ route: 'fast', gen_ai_provider_name: 'unknown', gen_ai_request_model: 'unknown', error_class: 'other' });
+    expect(failed.seen).toBe('unknown/unknown');
   });
 });
