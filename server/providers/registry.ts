@@ -60,7 +60,8 @@ export function createProviderRegistry(providers: UpstreamProvider[] = [], route
           const route = routes.get(id);
           if (!route) {
             if (isRouteId(id)) throw notFound(`No route '${id}' on this server (GET /api/v1/models lists routes and models).`, 'model_not_found', 'model');
-            return { id, strategy: 'fallback', targets: [{ ...registry.resolve(id, capability), weight: 1 }] };
+            // `resolve` gives a fresh object: the weight goes on it, not on a spread copy (#28).
+            return { id, strategy: 'fallback', targets: [Object.assign(registry.resolve(id, capability), { weight: 1 })] };
           }
           const targets = route.targets.flatMap((target) => {
             const resolved = registry.lookup(target.model);
@@ -94,7 +95,9 @@ export function createProviderRegistry(providers: UpstreamProvider[] = [], route
           'model',
         );
       }
-      return { entry, adapter: provider.adapter, ...(provider.retries !== undefined ? { retries: provider.retries } : {}) };
+      const resolved: ResolvedModel = { entry, adapter: provider.adapter };
+      if (provider.retries !== undefined) resolved.retries = provider.retries;
+      return resolved;
     },
 
     /** `lookup`, for a model that must have `capability`. */

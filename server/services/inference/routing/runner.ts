@@ -87,6 +87,12 @@ export function createRouting(options: RoutingOptions) {
 
     /** The plan of a request: `model`, then its `models` fallbacks, each route's targets in its order; a target named twice is tried once. */
     plan(requested: Requested[], kind: AttemptKind): TargetPlan {
+      const [first] = requested;
+      // One model named alone (most requests): its one target as it is, without the copies and
+      // the set that merging several lists needs (#28).
+      if (requested.length === 1 && first?.strategy === 'fallback' && first.targets.length === 1) {
+        return { route: first.id !== first.targets[0]?.entry.id ? first.id : null, targets: first.targets, kind };
+      }
       const seen = new Set<string>();
       const ordered = (item: Requested) => {
         if (item.strategy === 'weighted') return rotate(item.id, item.targets);
@@ -95,7 +101,6 @@ export function createRouting(options: RoutingOptions) {
       const targets = requested
         .flatMap(ordered)
         .filter((target) => !seen.has(target.entry.id) && seen.add(target.entry.id));
-      const [first] = requested;
       const routed = requested.length > 1 || (first !== undefined && first.id !== first.targets[0]?.entry.id);
       return { route: routed && first ? first.id : null, targets, kind };
     },
