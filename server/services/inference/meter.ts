@@ -121,8 +121,10 @@ export async function openMeter(
     targets
       .map((target) => {
         const inputTokens = exact ? target.input.exact() : target.input.held;
-        const searches = { webSearchCalls: target.webSearches ?? request.webSearches };
-        return { target, inputTokens, micro: mostCostMicro(target.entry, { ...bound, ...searches, inputTokens, outputTokens: target.maxOutputTokens }) };
+        // `bound` written out, not spread: V8 (Node 20) builds a copy spread from two objects field
+        // by field, each a new hidden class (~4 µs a hold; a literal ~0.1 µs, #28).
+        const asked = { cacheWrites: bound.cacheWrites, serviceTier: bound.serviceTier, webSearchCalls: target.webSearches ?? request.webSearches, inputTokens, outputTokens: target.maxOutputTokens };
+        return { target, inputTokens, micro: mostCostMicro(target.entry, asked) };
       })
       .sort((a, b) => b.micro - a.micro);
   let dearest = costs(false)[0]!;
