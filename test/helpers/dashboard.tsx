@@ -99,15 +99,15 @@ export function openDashboard(options: {
   const screen = () => stripVTControlCharacters(app.lastFrame() ?? '');
   const press = (...keys: string[]) => keys.forEach((key) => app.stdin.write(key));
   const shows = (expected: string | RegExp) =>
-    vi.waitFor(() => (typeof expected === 'string' ? expect(screen()).toContain(expected) : expect(screen()).toMatch(expected)), { timeout: 5000 });
+    vi.waitFor(() => (typeof expected === 'string' ? expect(screen()).toContain(expected) : expect(screen()).toMatch(expected)), { timeout: 15_000 });
   /** Moves the cursor down to the row that holds `text` (the server's order is not the test's). */
   const pick = async (text: string) => {
     const selected = () => screen().split('\n').find((line) => line.startsWith('› ')) ?? '';
-    await vi.waitFor(() => expect(selected()).not.toBe(''), { timeout: 5000 });
+    await vi.waitFor(() => expect(selected()).not.toBe(''), { timeout: 15_000 });
     for (let i = 0; i < 100 && !selected().includes(text); i++) {
       const before = selected();
       press(KEY.down);
-      await vi.waitFor(() => expect(selected()).not.toBe(before), { timeout: 5000 });
+      await vi.waitFor(() => expect(selected()).not.toBe(before), { timeout: 15_000 });
     }
     expect(selected()).toContain(text);
   };
@@ -121,7 +121,7 @@ export function openDashboard(options: {
      * then moves the beat by `ms`.
      */
     async beat(ms: number) {
-      await vi.waitFor(() => expect(ticker.has(ms)).toBe(true), { timeout: 5000 });
+      await vi.waitFor(() => expect(ticker.has(ms)).toBe(true), { timeout: 15_000 });
       ticker.advance(ms);
     },
     /** What the dashboard asked to print after it closes. */
@@ -131,7 +131,7 @@ export function openDashboard(options: {
     press,
     shows,
     /** Waits until `text` is gone from the screen. */
-    hides: (text: string) => vi.waitFor(() => expect(screen()).not.toContain(text), { timeout: 5000 }),
+    hides: (text: string) => vi.waitFor(() => expect(screen()).not.toContain(text), { timeout: 15_000 }),
     /** Types text into the dialog's field, one key per character (as a person does). */
     type: (text: string) => [...text].forEach((character) => app.stdin.write(character)),
     /** The line that holds `text`. */

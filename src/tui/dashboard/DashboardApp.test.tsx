@@ -135,7 +135,7 @@ describe('help and leaving', () => {
     while (!/lines \d+–(\d+) of \1 ↑/.test(pages.at(-1) ?? '')) {
       const before = dash.screen();
       dash.press(KEY.pageDown);
-      await vi.waitFor(() => expect(dash.screen()).not.toBe(before), { timeout: 5000 });
+      await vi.waitFor(() => expect(dash.screen()).not.toBe(before), { timeout: 15_000 });
       pages.push(dash.screen());
       expect(pages.length).toBeLessThan(10);
     }

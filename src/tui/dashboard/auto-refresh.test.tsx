@@ -16,7 +16,7 @@ function counted() {
 
 /** Once nothing repeats any more, no stretch of time reloads the apps; the count it stays at. */
 async function expectNoReload(dash: ReturnType<typeof counted>['dash'], apps: { count: number }) {
-  await vi.waitFor(() => expect(dash.ticker.has(5_000)).toBe(false));
+  await vi.waitFor(() => expect(dash.ticker.has(5_000)).toBe(false), { timeout: 15_000 });
   const before = apps.count;
   dash.ticker.advance(600_000);
   expect(apps.count).toBe(before);
@@ -67,7 +67,7 @@ describe('the auto-refresh', () => {
     dash.press(KEY.esc);
     await dash.hides('New app');
     await dash.beat(5_000);
-    await vi.waitFor(() => expect(apps.count).toBe(before + 1));
+    await vi.waitFor(() => expect(apps.count).toBe(before + 1), { timeout: 15_000 });
   });
 });
 

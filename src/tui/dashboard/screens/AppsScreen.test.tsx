@@ -27,7 +27,7 @@ describe('the Apps screen', () => {
     const dash = open();
     await dash.shows('Apps (4)');
     // the header names the selected app: look at the table's rows
-    const rowGone = (name: string) => vi.waitFor(() => expect(dash.screen()).not.toMatch(new RegExp(`${name}\\s+standard`)), { timeout: 5000 });
+    const rowGone = (name: string) => vi.waitFor(() => expect(dash.screen()).not.toMatch(new RegExp(`${name}\\s+standard`)), { timeout: 15_000 });
     dash.press('/');
     dash.type('shop');
     await rowGone('Blog');
@@ -111,7 +111,7 @@ describe('the Apps screen', () => {
     expect(url).toBeDefined();
     // Unpaid, the watch finds the session pending: the dialog stays.
     await dash.beat(3_000);
-    await vi.waitFor(() => expect(looks).toBe(1));
+    await vi.waitFor(() => expect(looks).toBe(1), { timeout: 15_000 });
     await new Promise((resolve) => setImmediate(resolve));
     expect(dash.screen()).toContain('Checkout for 250 credits');
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
