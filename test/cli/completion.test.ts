@@ -113,7 +113,9 @@ describe('the server lists: a short timeout and a cache', () => {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
       const started = Date.now();
       const stuck = await ask(tempDir(), url, 'chat', '--model', '');
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // The lookup gives up after 1.5 s; the rest is a node process starting, which a loaded machine
+      // can stretch to seconds. Without a timeout it would wait out fetch's own (minutes), far above this.
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(stuck.stdout).toBe(':nofiles\n');
     } finally {
       silent.closeAllConnections();
