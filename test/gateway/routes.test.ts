@@ -139,7 +139,7 @@ describe('a fallback route', () => {
     alpha.script({ kind: 'respond', status: 429, headers: { 'retry-after': '3' }, body: { error: { message: 'Rate limit reached', type: 'requests' } } });
     let settled = false;
     const pending = chat('route/smart').finally(() => (settled = true));
-    await expect.poll(() => chatRequests(alpha)).toBe(1);
+    await expect.poll(() => chatRequests(alpha), { timeout: 15_000 }).toBe(1);
     // Past a backoff's first step (at most 250 ms), the request still waits on the upstream's 3 s.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(settled).toBe(false);

@@ -285,6 +285,7 @@ describe('identity tokens', () => {
         // The aborted request settles (nothing charged) and its hold, on the app and the user, ends.
         await vi.waitFor(async () =>
           expect((await server.server.store.metering.balance({ kind: 'app', appUuid: app.appUuid })).heldMicro).toBe(0),
+          { timeout: 15_000, interval: 20 },
         );
 
       } finally {
