@@ -145,10 +145,11 @@ describe.skipIf(!testDatabaseUrl)('two instances over one PostgreSQL database', 
     expectStatus(await b.call('GET', `${API}/credits/balance`, { key }), 200);
     expectStatus(await a.call('DELETE', appPath(a.appUuid, 'api-keys', created.body.key_id)), 200);
     const deleted = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - deleted < 3000) status = (await b.call('GET', `${API}/credits/balance`, { key })).status;
-    expect(status).toBe(401);
-    expect(Date.now() - deleted).toBeLessThan(1000);
+    // Whatever the other instance cached ages out within the promised second (by the wall clock, the
+    // cache's own): a request it starts a second after the delete is refused. Timing the refusing
+    // request's end instead would count how long a loaded machine takes to answer it.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, deleted + 1_000 - Date.now())));
+    expect((await b.call('GET', `${API}/credits/balance`, { key })).status).toBe(401);
   });
 
   it('a background response started on one instance is read and cancelled through the other', async () => {
