@@ -25,7 +25,7 @@ export interface TerminalSession {
   send(keys: string, options?: { literal?: boolean }): void;
   /** Pastes `text` as a terminal does: bracketed when the program asked for it, line breaks as CR. */
   paste(text: string): void;
-  /** Polls until `done()` holds: at most `tries` times, 50 ms apart. */
+  /** Polls until `done()` holds: at most `tries` times (300 unless told: 15 s and more), 50 ms apart. */
   poll(what: string, done: () => boolean, tries?: number): Promise<void>;
   showing(text: string): Promise<void>;
   /** Waits for the program to end (polling at most `tries` times, 50 ms apart) and returns its exit code. */
@@ -48,7 +48,7 @@ export function startTerminal(name: string, args: string[], size: { columns: num
   if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
 
   const screen = () => tmux('capture-pane', '-p', '-t', id).stdout;
-  async function poll(what: string, done: () => boolean, tries = 200): Promise<void> {
+  async function poll(what: string, done: () => boolean, tries = 300): Promise<void> {
     for (let i = 0; i < tries; i++) {
       if (done()) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
