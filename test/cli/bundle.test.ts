@@ -57,6 +57,13 @@ describe('the CLI bundle', () => {
     expect([...files.values()].some((source) => /node_modules\/ink\//.test(source))).toBe(true);
   });
 
+  it('never loads zod on the api, auth and serve paths, not even zod/mini (its chunk holds every locale, ~600 KB)', () => {
+    const offenders = [...hotPaths()].filter(([, source]) => /^\/\/ node_modules\/zod\//m.test(source)).map(([file]) => basename(file));
+    expect(offenders).toEqual([]);
+    // …and the walk can see zod at all: the chat screen's chunks do contain it.
+    expect([...files.values()].some((source) => /^\/\/ node_modules\/zod\//m.test(source))).toBe(true);
+  });
+
   it('keeps the contract (zod operations) out of the CLI chunks', () => {
     const run = [...files].find(([file]) => /^run-[\w-]+\.js$/.test(basename(file)));
     expect(run).toBeDefined();

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod/mini';
 import { startServer } from '../../server/app.js';
 import { readServerEnvironment, ServerEnvironment } from '../../server/environment.js';
-import { ClientEnvironment, clientEnvironment } from '../../src/client/environment.js';
+import { CLIENT_VARIABLES, clientEnvironment } from '../../src/client/environment.js';
 
 const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
 
@@ -13,8 +12,7 @@ function table(rows: [name: string, description: string | undefined][]): string 
   return ['| Variable | What it does |', '| --- | --- |', ...rows.map(([name, description]) => `| \`${name}\` | ${description ?? ''} |`)].join('\n');
 }
 const serverTable = () => table(Object.entries(ServerEnvironment.shape).map(([name, schema]) => [name, schema.description]));
-const clientTable = () =>
-  table(Object.entries(ClientEnvironment.shape).map(([name, schema]) => [name, z.globalRegistry.get(schema)?.description]));
+const clientTable = () => table(Object.entries(CLIENT_VARIABLES));
 
 describe("the server's environment, one schema", () => {
   it('takes an empty environment, with nothing set', () => {
@@ -56,10 +54,10 @@ describe("the server's environment, one schema", () => {
   });
 });
 
-describe("the client's environment, one schema", () => {
+describe("the client's environment, one list", () => {
   it('reads set-but-empty as unset, NO_COLOR too (no-color.org: "present and not an empty string")', () => {
     expect(clientEnvironment({ SVC_API_KEY: '', SVC_HOME: '/tmp/h', NO_COLOR: '' })).toEqual({ SVC_API_KEY: undefined, SVC_HOME: '/tmp/h', NO_COLOR: undefined });
-    const empty = Object.fromEntries(Object.keys(ClientEnvironment.shape).map((name) => [name, '']));
+    const empty = Object.fromEntries(Object.keys(CLIENT_VARIABLES).map((name) => [name, '']));
     expect(Object.values(clientEnvironment(empty)).filter((value) => value !== undefined)).toEqual([]);
     expect(clientEnvironment({ NO_COLOR: '1' }).NO_COLOR).toBe('1');
   });
@@ -70,7 +68,7 @@ describe('the README', () => {
     expect(README).toContain(serverTable());
   });
 
-  it('lists every variable the CLI reads, as the schema describes it', () => {
+  it('lists every variable the CLI reads, as the list describes it', () => {
     expect(README).toContain(clientTable());
   });
 });
