@@ -9,53 +9,68 @@ import { namePlaceholders, placeholderTable } from './placeholders.js';
 import { groupIndex, topHelp } from './help.js';
 import { explainMistake, typedCommand, usageError } from './mistakes.js';
 
-/** Every command that is not generated from the contract, loaded only when the table is needed. */
-async function handWrittenCommands(): Promise<CommandClass<SvcContext>[]> {
-  const [login, status, logout, serve, chat, dashboard, docs, starter, createDeveloper, listDevelopers, createKey, grant, migrate, completion, server] = await Promise.all([
-    import('./commands/auth-login.js'),
-    import('./commands/auth-status.js'),
-    import('./commands/auth-logout.js'),
-    import('./commands/serve.js'),
-    import('./commands/chat.js'),
-    import('./commands/dashboard.js'),
-    import('./commands/docs.js'),
-    import('./commands/new.js'),
-    import('./commands/admin-developers-create.js'),
-    import('./commands/admin-developers-list.js'),
-    import('./commands/admin-keys-create.js'),
-    import('./commands/admin-credits-grant.js'),
-    import('./commands/admin-migrate.js'),
-    import('./commands/completion.js'),
-    import('./commands/server.js'),
-  ]);
-  return [
-    login.AuthLoginCommand,
-    status.AuthStatusCommand,
-    logout.AuthLogoutCommand,
-    serve.ServeCommand,
-    chat.ChatCommand,
-    dashboard.DashboardCommand,
-    docs.DocsCommand,
-    starter.NewCommand,
-    createDeveloper.AdminDevelopersCreateCommand,
-    listDevelopers.AdminDevelopersListCommand,
-    createKey.AdminKeysCreateCommand,
-    grant.AdminCreditsGrantCommand,
-    migrate.AdminMigrateCommand,
-    completion.CompletionCommand,
-    server.ServerStatusCommand,
-    server.ServerStopCommand,
-    server.ServerLogsCommand,
-  ];
+type Commands = Promise<CommandClass<SvcContext>[]>;
+
+/**
+ * The commands that are not generated from the contract, by the first word of their paths, each
+ * loaded only when its word is typed (or the whole table is needed).
+ */
+const HAND_WRITTEN = {
+  auth: async (): Commands => {
+    const [login, status, logout] = await Promise.all([import('./commands/auth-login.js'), import('./commands/auth-status.js'), import('./commands/auth-logout.js')]);
+    return [login.AuthLoginCommand, status.AuthStatusCommand, logout.AuthLogoutCommand];
+  },
+  serve: async (): Commands => [(await import('./commands/serve.js')).ServeCommand],
+  chat: async (): Commands => [(await import('./commands/chat.js')).ChatCommand],
+  dashboard: async (): Commands => [(await import('./commands/dashboard.js')).DashboardCommand],
+  docs: async (): Commands => [(await import('./commands/docs.js')).DocsCommand],
+  new: async (): Commands => [(await import('./commands/new.js')).NewCommand],
+  admin: async (): Commands => {
+    const [createDeveloper, listDevelopers, createKey, grant, migrate] = await Promise.all([
+      import('./commands/admin-developers-create.js'),
+      import('./commands/admin-developers-list.js'),
+      import('./commands/admin-keys-create.js'),
+      import('./commands/admin-credits-grant.js'),
+      import('./commands/admin-migrate.js'),
+    ]);
+    return [
+      createDeveloper.AdminDevelopersCreateCommand,
+      listDevelopers.AdminDevelopersListCommand,
+      createKey.AdminKeysCreateCommand,
+      grant.AdminCreditsGrantCommand,
+      migrate.AdminMigrateCommand,
+    ];
+  },
+  completion: async (): Commands => [(await import('./commands/completion.js')).CompletionCommand],
+  server: async (): Commands => {
+    const server = await import('./commands/server.js');
+    return [server.ServerStatusCommand, server.ServerStopCommand, server.ServerLogsCommand];
+  },
+} satisfies Record<string, () => Commands>;
+
+/** Every hand-written command. */
+async function handWrittenCommands(): Commands {
+  return (await Promise.all(Object.values(HAND_WRITTEN).map((load) => load()))).flat();
 }
 
 /**
- * The commands one command line can need. `svc api a b c …` registers just the operations whose
- * words it spells (or, failing that, its group), because clipanion compiles a state machine over
- * every registered command and start-up is most of a CLI call. Help, typos and every other
- * command see the whole table, suggestions included.
+ * The words whose commands are enough for their command lines: `svc docs` lists every command,
+ * so it, like help, typos and every other command line, gets the whole table.
  */
-async function commandsFor(argv: readonly string[]): Promise<CommandClass<SvcContext>[]> {
+const SELF_CONTAINED: ReadonlySet<string> = new Set<keyof typeof HAND_WRITTEN>(['auth', 'serve', 'chat', 'dashboard', 'new', 'admin', 'server']);
+const selfContained = (word: string | undefined): word is keyof typeof HAND_WRITTEN => word !== undefined && SELF_CONTAINED.has(word);
+
+/**
+ * The commands one command line can need. `svc api a b c …` registers just the operations whose
+ * words it spells (or, failing that, its group), and `svc chat`, `svc admin …` and the other
+ * self-contained words just their own commands, because clipanion compiles a state machine over
+ * every registered command (~100 ms of `svc chat`'s start over the whole table) and start-up is
+ * most of a CLI call. Help, typos and every other command see the whole table, suggestions
+ * included.
+ */
+async function commandsFor(argv: readonly string[]): Commands {
+  const first = argv[0];
+  if (selfContained(first)) return HAND_WRITTEN[first]();
   const manifest = await loadManifest();
   if (argv[0] === 'api') {
     if (argv[1]?.startsWith('/')) return [(await import('./commands/api-raw.js')).ApiRawCommand];
@@ -69,7 +84,7 @@ async function commandsFor(argv: readonly string[]): Promise<CommandClass<SvcCon
 }
 
 /** Every command svc has, for tools that need the whole table (completion). */
-export function allCommands(): Promise<CommandClass<SvcContext>[]> {
+export function allCommands(): Commands {
   return commandsFor([]);
 }
 
