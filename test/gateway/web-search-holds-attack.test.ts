@@ -125,11 +125,20 @@ describe('web-search caps that are not positive whole numbers', () => {
   const body = (max_uses: unknown) => ({ model: 'ant/claude-fake', max_tokens: 10, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [search(max_uses)] });
   const lastMaxUses = () => (anthropic.requests.at(-1)?.body as { tools?: { max_uses?: unknown }[] }).tools?.[0]?.max_uses;
 
-  it.each([0, -3, 2.5, '4', null, true, Number.MAX_SAFE_INTEGER + 2])('max_uses %j goes out as a cap the hold covered, never a 500', async (maxUses) => {
+  it.each([0, -3, 2.5, '4', true, {}])('max_uses %j is refused as Anthropic refuses it (a 400 naming it), before any upstream is asked', async (maxUses) => {
     const key = await keyWith(WITHOUT_SEARCHES + 10 + 5);
     const before = anthropic.requests.length;
     const answer = await t.call('POST', `${API}/messages`, { key, body: body(maxUses) });
-    expect(answer.status).toBeLessThan(500);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(answer.body.error.message).toMatch(/^tools\.0\.max_uses: /);
+    expect(anthropic.requests.length).toBe(before);
+  });
+
+  it.each([null, Number.MAX_SAFE_INTEGER + 2])('max_uses %j goes out as a cap the hold covered, never a 500', async (maxUses) => {
+    const key = await keyWith(WITHOUT_SEARCHES + 10 + 5);
+    const before = anthropic.requests.length;
+    const answer = await t.call('POST', `${API}/messages`, { key, body: body(maxUses) });
     if (answer.status === 200) {
       expect(anthropic.requests.length).toBe(before + 1);
       const sent = lastMaxUses();

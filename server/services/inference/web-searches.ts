@@ -22,14 +22,19 @@ const isResponsesSearch = (tool: Tool) => typeof tool.type === 'string' && /^web
 
 /**
  * A Messages request with each web-search tool capped (its own `max_uses`, or the default), and
- * the most searches it can run: the sum of the caps. Nothing changes without such a tool.
+ * the most searches it can run: the sum of the caps. Nothing changes without such a tool. A
+ * `max_uses` that is neither null nor a whole number above 0 is refused, as Anthropic refuses it
+ * (its schema: an integer, exclusive minimum 0), rather than sent out as some other cap.
  */
 export function cappedMessagesSearches<T extends { tools?: unknown }>(body: T): { body: T; searches: number } {
   const tools = toolsOf(body.tools);
   if (!tools.some(isAnthropicSearch)) return { body, searches: 0 };
   let searches = 0;
-  const capped = tools.map((tool) => {
+  const capped = tools.map((tool, i) => {
     if (!isAnthropicSearch(tool)) return tool;
+    if (tool.max_uses !== undefined && tool.max_uses !== null && !isPositiveInteger(tool.max_uses)) {
+      throw invalidRequest(`tools.${i}.max_uses: Input should be a whole number greater than 0`, `tools[${i}].max_uses`);
+    }
     const uses = isPositiveInteger(tool.max_uses) ? tool.max_uses : DEFAULT_WEB_SEARCHES;
     searches += uses;
     return { ...tool, max_uses: uses };
