@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { checkLedger } from '../../server/operator.js';
 import { withoutPassword } from '../../server/store/location.js';
+import { connectionTarget } from '../../server/store/postgres/database.js';
 import { Client, Pool } from 'undici';
 import type { startServer as StartServer } from '../../server/app.js';
 import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
@@ -350,9 +351,15 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
  * server of BENCH_DATABASE_URL, else SVC_TEST_DATABASE_URL, else the local one; null (those
  * targets skipped) when none answers.
  */
+/** A connection to a database URL, a Unix-domain socket's as svc reads it (its socket to postgres.js as its own option). */
+function connect(url: string, options: postgres.Options<Record<string, never>>) {
+  const target = connectionTarget(new URL(url));
+  return postgres(target.href, target.socket === null ? options : { ...options, path: target.socket });
+}
+
 async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
   const server = process.env.BENCH_DATABASE_URL ?? process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const admin = postgres(server, { max: 1, onnotice: () => {}, connect_timeout: 3 });
+  const admin = connect(server, { max: 1, onnotice: () => {}, connect_timeout: 3 });
   const name = `svc_bench_${Date.now()}_${process.pid}`;
   try {
     await admin.unsafe(`CREATE DATABASE ${name}`);
@@ -452,7 +459,7 @@ export async function gatewayLoad(): Promise<void> {
     for (const name of pgTargets) {
       // A schema of its own per target: the usage rows counted are this target's.
       const schema = name === 'svc pg' ? 'one' : 'two';
-      const admin = postgres(database!.url, { max: 1, onnotice: () => {} });
+      const admin = connect(database!.url, { max: 1, onnotice: () => {} });
       await admin.unsafe(`CREATE SCHEMA ${schema}`);
       await admin.end();
       const schemaUrl = new URL(database!.url);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { latestPgVersion } from '../../server/store/postgres/database.js';
@@ -75,6 +76,44 @@ describe.skipIf(!testDatabaseUrl)('svc admin and svc serve --check on PostgreSQL
         expect(result.stderr).toMatch(message);
         expect(result.stderr.trim().split('\n')).toHaveLength(1);
       }
+    }
+  });
+
+  it('a Unix-domain socket named as libpq names it is connected to, and a missing one is one line naming it', async (context) => {
+    const home = tempDir();
+    const missing = await runSvc(['serve', '--check', '--db', variant((url) => url.searchParams.set('host', '/no/such/dir'))], { home });
+    expect(missing.code, explain(missing)).toBeGreaterThan(0);
+    expect(missing.stderr.trim()).toBe('svc: Cannot reach PostgreSQL at /no/such/dir/.s.PGSQL.5432 (ENOENT). Is it running, and is the URL right?');
+
+    // The test server's own socket, where it listens on one (a local PostgreSQL does by default).
+    const admin = postgres(testDatabaseUrl!, { max: 1, onnotice: () => {} });
+    const [directories] = await admin<{ unix_socket_directories: string }[]>`SHOW unix_socket_directories`;
+    const [listening] = await admin<{ port: string }[]>`SHOW port`;
+    await admin.end();
+    const directory = directories?.unix_socket_directories.split(',')[0]?.trim() ?? '';
+    const port = listening?.port ?? '5432';
+    if (!directory.startsWith('/') || !existsSync(`${directory}/.s.PGSQL.${port}`)) context.skip();
+    const schema = await freshSchema();
+    try {
+      const ways = [
+        variant((url) => {
+          url.searchParams.set('host', directory);
+          url.searchParams.set('search_path', new URL(schema.url).searchParams.get('search_path')!);
+        }),
+        (() => {
+          const url = new URL(schema.url);
+          url.hostname = encodeURIComponent(directory);
+          url.port = port;
+          return url.href;
+        })(),
+      ];
+      for (const url of ways) {
+        const check = await runSvc(['serve', '--check', '--db', url], { home });
+        expect(check.code, `${url}: ${explain(check)}`).toBe(0);
+        expect(check.stdout).toContain('= 0 credits in live balances');
+      }
+    } finally {
+      await schema.drop();
     }
   });
 });
