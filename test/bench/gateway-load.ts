@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { checkLedger } from '../../server/operator.js';
 import { withoutPassword } from '../../server/store/location.js';
-import { connectionTarget } from '../../server/store/postgres/database.js';
+import { connectionTarget, poolAt } from '../../server/store/postgres/database.js';
 import { Client, Pool } from 'undici';
 import type { startServer as StartServer } from '../../server/app.js';
 import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
@@ -346,17 +346,14 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
   if (failures > 0) process.stdout.write(`  FAIL: ${failures} requests were not answered 200: the numbers above measure errors\n`);
 }
 
+/** A pool on a database URL, over the Unix-domain socket it names, if it names one (as svc reads it). */
+const connect = (url: string, options: postgres.Options<Record<string, never>>) => poolAt(connectionTarget(new URL(url)), options);
+
 /**
  * A fresh PostgreSQL database for the svc-on-PostgreSQL targets (dropped after the run), on the
  * server of BENCH_DATABASE_URL, else SVC_TEST_DATABASE_URL, else the local one; null (those
  * targets skipped) when none answers.
  */
-/** A connection to a database URL, a Unix-domain socket's as svc reads it (its socket to postgres.js as its own option). */
-function connect(url: string, options: postgres.Options<Record<string, never>>) {
-  const target = connectionTarget(new URL(url));
-  return postgres(target.href, target.socket === null ? options : { ...options, path: target.socket });
-}
-
 async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
   const server = process.env.BENCH_DATABASE_URL ?? process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const admin = connect(server, { max: 1, onnotice: () => {}, connect_timeout: 3 });

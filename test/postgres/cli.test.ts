@@ -68,6 +68,8 @@ describe.skipIf(!testDatabaseUrl)('svc admin and svc serve --check on PostgreSQL
     const cases: [string, RegExp][] = [
       [variant((url) => (url.username = 'no_such_role')), /refused user "no_such_role"/],
       [variant((url) => (url.pathname = '/svc_no_such_database')), /has no such database/],
+      [variant((url) => (url.hostname = '%ZZ')), /host is not valid percent-encoding/],
+      [variant((url) => url.searchParams.set('host', 'a b')), /Not a host name: \?host="a b"/],
     ];
     for (const [url, message] of cases) {
       for (const args of [['admin', 'migrate'], ['serve', '--port', '0']]) {

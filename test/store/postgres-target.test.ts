@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionTarget } from '../../server/store/postgres/database.js';
+import { connectionTarget, DatabaseSetupError } from '../../server/store/postgres/database.js';
 
 /** A database URL read as libpq reads it: a host name, or the directory of a Unix-domain socket. */
 describe('connectionTarget', () => {
@@ -19,7 +19,7 @@ describe('connectionTarget', () => {
     expect(target.shown).toBe(target.socket);
     expect(new URL(target.href).searchParams.has('host')).toBe(false);
     expect(new URL(target.href).searchParams.get('search_path')).toBe('one');
-    expect(of('postgres:///svc?host=/tmp/&port=1').socket).toBe('/tmp/.s.PGSQL.5432');
+    expect(of('postgres:///svc?host=/tmp/').socket).toBe('/tmp/.s.PGSQL.5432');
     expect(of('postgres://svc@localhost:6432/svc?host=/tmp').socket).toBe('/tmp/.s.PGSQL.6432');
   });
 
@@ -35,5 +35,11 @@ describe('connectionTarget', () => {
     expect(target).toMatchObject({ socket: null, shown: 'db.internal:5432' });
     expect(new URL(target.href).hostname).toBe('db.internal');
     expect(new URL(target.href).searchParams.has('host')).toBe(false);
+  });
+
+  it('a host that cannot be read is refused in one line, not connected to elsewhere', () => {
+    expect(() => of('postgres://svc@%ZZ/svc')).toThrow(new DatabaseSetupError("The database URL's host is not valid percent-encoding: postgres://svc@%ZZ/svc."));
+    expect(() => of('postgres://svc@ignored/svc?host=db%2Finternal')).toThrow(DatabaseSetupError);
+    expect(() => of('postgres://svc@ignored/svc?host=a%20b')).toThrow('Not a host name: ?host="a b" in postgres://svc@ignored/svc?host=a%20b.');
   });
 });

@@ -42,6 +42,15 @@ function parseUrl(text: string): URL {
   return url;
 }
 
+/** Where a URL connects: over TCP to `host:port`, or over the Unix-domain socket at `socket`. */
+export interface ConnectionTarget {
+  /** The URL to hand postgres.js: no `host` query parameter, and a host name it can parse. */
+  href: string;
+  socket: string | null;
+  /** The host and port, or the socket's path, as an operator's message names it. */
+  shown: string;
+}
+
 /**
  * Where a URL connects, read as libpq reads it: a host name, or a directory holding PostgreSQL's
  * Unix-domain socket — given as `?host=/var/run/postgresql` or percent-encoded in place of the
@@ -49,16 +58,23 @@ function parseUrl(text: string): URL {
  * same machine (about 10% less CPU a statement, measured). postgres.js takes the socket as its
  * own option and would send a `host` query parameter to the server as a setting, which refuses it.
  */
-export function connectionTarget(url: URL): { href: string; socket: string | null; shown: string } {
+export function connectionTarget(url: URL): ConnectionTarget {
   const port = url.port || '5432';
   const queried = url.searchParams.get('host');
-  const named = decodeURIComponent(url.hostname);
-  const host = queried ?? named;
+  let named: string;
+  try {
+    named = decodeURIComponent(url.hostname);
+  } catch {
+    throw new DatabaseSetupError(`The database URL's host is not valid percent-encoding: ${shown(url)}.`);
+  }
   if (queried === null && !named.startsWith('/')) return { href: url.href, socket: null, shown: `${url.hostname}:${port}` };
+  const host = queried ?? named;
   const target = new URL(url.href);
   target.searchParams.delete('host');
   if (!host.startsWith('/')) {
     target.hostname = host;
+    // The URL keeps its old host when the new one is not a host name: refused, not connected elsewhere.
+    if (target.hostname !== host) throw new DatabaseSetupError(`Not a host name: ?host=${JSON.stringify(host)} in ${shown(url)}.`);
     return { href: target.href, socket: null, shown: `${host}:${port}` };
   }
   // The host name is not used for a socket; postgres.js only needs one to parse the URL.
@@ -67,9 +83,13 @@ export function connectionTarget(url: URL): { href: string; socket: string | nul
   return { href: target.href, socket, shown: socket };
 }
 
+/** A postgres.js pool on a database URL, over the socket it names, if it names one. */
+export function poolAt<T extends Record<string, postgres.PostgresType> = Record<string, never>>(target: ConnectionTarget, options: postgres.Options<T>) {
+  return postgres<T>(target.href, target.socket === null ? options : { ...options, path: target.socket });
+}
+
 /** What went wrong connecting, in the operator's terms. */
-function explain(error: unknown, url: URL): DatabaseSetupError {
-  const where = connectionTarget(url).shown;
+function explain(error: unknown, url: URL, where: string): DatabaseSetupError {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof DatabaseSetupError) return error;
@@ -89,8 +109,7 @@ export async function openPostgres(urlText: string, options: PostgresOptions = {
   const target = connectionTarget(url);
   let sql: Sql;
   try {
-    sql = postgres(target.href, {
-      ...(target.socket === null ? {} : { path: target.socket }),
+    sql = poolAt(target, {
       max: options.poolSize ?? 10,
       connect_timeout: options.connectTimeoutSeconds ?? 10,
       idle_timeout: 60,
@@ -99,7 +118,7 @@ export async function openPostgres(urlText: string, options: PostgresOptions = {
       connection: { synchronous_commit: options.synchronous === 'full' ? 'on' : 'off' },
     });
   } catch (error) {
-    throw explain(error, url);
+    throw explain(error, url, target.shown);
   }
   try {
     await sql`SELECT 1`;
@@ -107,7 +126,7 @@ export async function openPostgres(urlText: string, options: PostgresOptions = {
     return sql;
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => {});
-    throw explain(error, url);
+    throw explain(error, url, target.shown);
   }
 }
 
