@@ -62,4 +62,31 @@ describeEachBackend('rate counts with holds', (backend) => {
     expect(await app.store.metering.hold(app.payer, 0, 'z2', undefined, undefined, rate())).toEqual({ ok: false, rateLimited: true, rate: { requests: 3, tokens: 0 } });
     expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: credits(10), heldMicro: credits(1) });
   });
+
+  // On PostgreSQL the holds of one turn are one statement (counted-holds.ts): each must be
+  // answered as if they had come one after another, in the order they were counted.
+  it('holds asked at once are each counted once, and answered as one after another would be', async () => {
+    const requestLimit = 4;
+    const asked = [credits(3), credits(8), credits(1), credits(1), credits(1)];
+    // The payer's account known (as it is once a key has been used), so the holds all ask in one turn.
+    await app.store.metering.balance(app.payer);
+    const answers = await Promise.all(asked.map((micro, i) => app.store.metering.hold(app.payer, micro, `a${i}`, undefined, undefined, rate({ requestLimit }))));
+    const counted = answers.map((answer, i) => ({ answer, micro: asked[i] as number, requests: answer.rate?.requests ?? 0 }));
+    counted.sort((a, b) => a.requests - b.requests);
+    expect(counted.map(({ requests }) => requests)).toEqual([1, 2, 3, 4, 5]);
+    let available = credits(10);
+    for (const { answer, micro, requests } of counted) {
+      if (requests > requestLimit) expect(answer).toMatchObject({ ok: false, rateLimited: true });
+      else if (micro <= available) {
+        expect(answer.ok).toBe(true);
+        available -= micro;
+      } else {
+        // Refused for the balance, saying less was available than it asked.
+        expect(answer).toMatchObject({ ok: false, availableMicro: expect.any(Number) });
+        expect((answer as { availableMicro: number }).availableMicro).toBeLessThan(micro);
+      }
+    }
+    expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: credits(10), heldMicro: credits(10) - available });
+    expect(await app.store.rateCounters.get('requests:key:k1', WINDOW)).toBe(asked.length);
+  });
 });

@@ -1,5 +1,6 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
+import { createCountedHolds } from './counted-holds.js';
 import { usageWrites } from './usage.js';
 import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type BudgetFound, type UserBudgetRow } from '../budget-standing.js';
 import {
@@ -9,7 +10,6 @@ import {
   type BudgetWindows,
   type HeldBudgets,
   type HoldResult,
-  type RateCount,
   type RateCounter,
   type RateStanding,
   type Store,
@@ -313,33 +313,7 @@ export function createMeteringRepository(
   };
   /** Groups being written now: closing the store waits for them, so no settlement is lost. */
   const inFlight = new Set<Promise<unknown>>();
-
-  /**
-   * One statement: the request counted (one more on its counter), the tokens of its window read,
-   * and, when both are within their limits, its credits reserved as `reserve` does.
-   */
-  async function countAndReserve(accountId: number, amountMicro: number, requestId: string, rate: RateCount) {
-    const [row] = await sql<{ requests: number; tokens: number; held: boolean }[]>`
-      WITH counted AS (
-        INSERT INTO rate_counters (key, window_start, total) VALUES (${rate.requestKey}, ${rate.windowStart}, 1)
-        ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
-        RETURNING total
-      ), standing AS (
-        SELECT (SELECT total FROM counted) AS requests,
-               COALESCE((SELECT total FROM rate_counters WHERE key = ${rate.tokenKey} AND window_start = ${rate.windowStart}), 0) AS tokens
-      ), reserved AS (
-        UPDATE accounts SET held_micro = held_micro + ${amountMicro}
-        WHERE id = ${accountId} AND balance_micro - held_micro >= ${amountMicro}
-          AND (SELECT requests <= ${rate.requestLimit} AND tokens < ${rate.tokenLimit} FROM standing)
-        RETURNING id
-      ), held AS (
-        INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address, key_id)
-        SELECT ${requestId}, id, ${amountMicro}, ${instanceId}, NULL, NULL FROM reserved RETURNING id
-      )
-      SELECT requests, tokens, EXISTS (SELECT 1 FROM held) AS held FROM standing`;
-    if (!row) throw new Error(`no rate standing for ${requestId}`);
-    return row;
-  }
+  const countedHolds = createCountedHolds(sql, instanceId);
 
   /**
    * The hold once the request is counted. A refusal reports what was available; when that was
@@ -379,6 +353,7 @@ export function createMeteringRepository(
   return {
     /** Writes what is queued now and waits for every group in flight (at close). */
     async drain() {
+      await countedHolds.drain();
       if (queue.length > 0) flush();
       await Promise.all(inFlight);
     },
@@ -391,8 +366,9 @@ export function createMeteringRepository(
       let standing: RateStanding | undefined;
       let reserved = false;
       if (rate && plain && amountMicro > 0) {
-        // The usual request: counted, its tokens read and its credits reserved in one statement.
-        const counted = await countAndReserve(id, amountMicro, requestId, rate);
+        // The usual request: counted, its tokens read and its credits reserved in one statement
+        // (with the others of this turn: counted-holds.ts).
+        const counted = await countedHolds.countAndReserve(id, amountMicro, requestId, rate);
         standing = { requests: counted.requests, tokens: counted.tokens };
         if (!rateAllows(rate, standing)) return { ok: false as const, rateLimited: true as const, rate: standing };
         if (counted.held) return { ok: true as const, rate: standing };

@@ -1,0 +1,107 @@
+import type { Sql } from './database.js';
+import type { RateCount, RateStanding } from '../types.js';
+
+/** Where a counted request stands, and whether its credits were reserved. */
+export type CountedHold = RateStanding & { held: boolean };
+
+interface Asked {
+  requestId: string;
+  amountMicro: number;
+  resolve(counted: CountedHold): void;
+  reject(error: unknown): void;
+}
+
+interface Group {
+  accountId: number;
+  rate: RateCount;
+  asked: Asked[];
+}
+
+/**
+ * The usual request's first step on a shared store: counted against its caller's rate limits, the
+ * tokens of its window read, and its credits reserved when both allow it. Requests that arrive in
+ * one turn of the event loop for the same account and the same limits are one statement (one
+ * round trip, one commit, one lock of the account row), exactly as if they had come one after
+ * another in their order: the n-th is the n-th request counted, and it is reserved when it is
+ * within the limits and the balance, less what is held and what those before it reserve, covers
+ * it. One that the balance cannot cover is not reserved, nor is any after it (the caller tries
+ * those again alone, see metering.ts): the batch reserves a prefix, never more than is there.
+ */
+export function createCountedHolds(sql: Sql, instanceId: string) {
+  const countAndReserve = ({ accountId, rate, asked }: Group) => sql<CountedHold[]>`
+    WITH asked AS (
+      SELECT request_id, amount_micro, ord
+      FROM unnest(${asked.map((one) => one.requestId)}::text[], ${asked.map((one) => one.amountMicro)}::bigint[])
+        WITH ORDINALITY AS asked (request_id, amount_micro, ord)
+    ), counted AS (
+      INSERT INTO rate_counters (key, window_start, total) VALUES (${rate.requestKey}, ${rate.windowStart}, ${asked.length})
+      ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
+      RETURNING total
+    ), standing AS (
+      SELECT request_id, amount_micro, ord, (SELECT total FROM counted) - ${asked.length} + ord AS requests,
+             COALESCE((SELECT total FROM rate_counters WHERE key = ${rate.tokenKey} AND window_start = ${rate.windowStart}), 0) AS tokens
+      FROM asked
+    ), allowed AS (
+      SELECT request_id, amount_micro, SUM(amount_micro) OVER (ORDER BY ord) AS running_micro
+      FROM standing WHERE requests <= ${rate.requestLimit} AND tokens < ${rate.tokenLimit}
+    ), account AS (
+      SELECT id, balance_micro - held_micro AS available_micro FROM accounts WHERE id = ${accountId} FOR UPDATE
+    ), fitting AS (
+      SELECT allowed.request_id, allowed.amount_micro, account.id FROM allowed, account WHERE allowed.running_micro <= account.available_micro
+    ), reserved AS (
+      UPDATE accounts SET held_micro = held_micro + (SELECT SUM(amount_micro) FROM fitting)
+      WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM fitting)
+    ), held AS (
+      INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address, key_id)
+      SELECT request_id, id, amount_micro, ${instanceId}, NULL, NULL FROM fitting RETURNING request_id
+    )
+    SELECT requests, tokens, EXISTS (SELECT 1 FROM held WHERE held.request_id = standing.request_id) AS held
+    FROM standing ORDER BY ord`;
+
+  let queued = new Map<string, Group>();
+  /** Statements sent and not yet answered: closing the store waits for them. */
+  const inFlight = new Set<Promise<unknown>>();
+
+  const flush = () => {
+    const groups = queued;
+    queued = new Map();
+    for (const group of groups.values()) {
+      const done = countAndReserve(group).then(
+        (rows) => {
+          group.asked.forEach((one, i) => {
+            const row = rows[i];
+            if (row) one.resolve(row);
+            else one.reject(new Error(`no rate standing for ${one.requestId}`));
+          });
+        },
+        // One statement: when it fails, nothing of it was written, and each request fails as a
+        // statement of its own would have.
+        (error: unknown) => group.asked.forEach((one) => one.reject(error)),
+      );
+      inFlight.add(done);
+      void done.finally(() => inFlight.delete(done));
+    }
+  };
+
+  return {
+    /** Counts the request and reserves `amountMicro` (above 0) when its limits and the balance allow. */
+    countAndReserve(accountId: number, amountMicro: number, requestId: string, rate: RateCount): Promise<CountedHold> {
+      return new Promise<CountedHold>((resolve, reject) => {
+        if (queued.size === 0) setImmediate(flush);
+        const id = `${accountId}\0${rate.requestKey}\0${rate.tokenKey}\0${rate.windowStart}\0${rate.requestLimit}\0${rate.tokenLimit}`;
+        let group = queued.get(id);
+        if (!group) {
+          group = { accountId, rate, asked: [] };
+          queued.set(id, group);
+        }
+        group.asked.push({ requestId, amountMicro, resolve, reject });
+      });
+    },
+
+    /** Sends what is queued now and waits for every statement in flight (at close). */
+    async drain() {
+      if (queued.size > 0) flush();
+      await Promise.all(inFlight);
+    },
+  };
+}
