@@ -26,6 +26,12 @@ interface Group {
  * within the limits and the balance, less what is held and what those before it reserve, covers
  * it. One that the balance cannot cover is not reserved, nor is any after it (the caller tries
  * those again alone, see metering.ts): the batch reserves a prefix, never more than is there.
+ *
+ * The prefix is chosen from the account row as locked; the reservation itself is the UPDATE that
+ * checks the balance on the row it writes, as a single request's is, and the holds are written
+ * only when it did. Taking the locked read's word for it (adding the prefix unchecked) let a
+ * batch reserve past the balance under load: the row's check refused it, a 500 (found by
+ * test/gateway/metering.test.ts on PostgreSQL, three runs in four).
  */
 export function createCountedHolds(sql: Sql, instanceId: string) {
   const countAndReserve = ({ accountId, rate, asked }: Group) => sql<CountedHold[]>`
@@ -49,11 +55,16 @@ export function createCountedHolds(sql: Sql, instanceId: string) {
     ), fitting AS (
       SELECT allowed.request_id, allowed.amount_micro, account.id FROM allowed, account WHERE allowed.running_micro <= account.available_micro
     ), reserved AS (
-      UPDATE accounts SET held_micro = held_micro + (SELECT SUM(amount_micro) FROM fitting)
-      WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM fitting)
+      -- Checked on the row written (READ COMMITTED rechecks it on the newest version when a
+      -- concurrent update got there first). When it does not hold, none is held, and each is
+      -- tried again alone.
+      UPDATE accounts SET held_micro = accounts.held_micro + total.micro
+      FROM (SELECT SUM(amount_micro)::bigint AS micro FROM fitting) AS total
+      WHERE accounts.id = ${accountId} AND total.micro IS NOT NULL AND accounts.balance_micro - accounts.held_micro >= total.micro
+      RETURNING accounts.id
     ), held AS (
       INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address, key_id)
-      SELECT request_id, id, amount_micro, ${instanceId}, NULL, NULL FROM fitting RETURNING request_id
+      SELECT request_id, id, amount_micro, ${instanceId}, NULL, NULL FROM fitting WHERE EXISTS (SELECT 1 FROM reserved) RETURNING request_id
     )
     SELECT requests, tokens, EXISTS (SELECT 1 FROM held WHERE held.request_id = standing.request_id) AS held
     FROM standing ORDER BY ord`;
