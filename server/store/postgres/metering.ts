@@ -192,12 +192,15 @@ export function createMeteringRepository(
           SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
         ) AND NOT EXISTS (SELECT 1 FROM prior) RETURNING amount_micro
       ), account AS (
-        SELECT id, balance_micro, held_micro - COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS held_after
+        SELECT id, balance_micro, held_micro, COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS released_micro
         FROM accounts WHERE id = ${accountId} AND NOT EXISTS (SELECT 1 FROM prior) FOR UPDATE
       ), charge AS (
-        SELECT id, held_after, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - held_after))::bigint AS charged FROM account
+        SELECT id, released_micro, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - (held_micro - released_micro)))::bigint AS charged FROM account
       ), moved AS (
-        UPDATE accounts SET held_micro = charge.held_after, balance_micro = accounts.balance_micro - charge.charged
+        -- Increments on the row written, not values read: should the read ever differ from that
+        -- row, no other statement's change is lost, and a charge past it is refused by the row's
+        -- checks (an error) rather than written.
+        UPDATE accounts SET held_micro = accounts.held_micro - charge.released_micro, balance_micro = accounts.balance_micro - charge.charged
         FROM charge WHERE accounts.id = charge.id RETURNING accounts.balance_micro, charge.charged
       ), entry AS (
         INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
