@@ -1,6 +1,7 @@
 import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { createCountedHolds } from './counted-holds.js';
+import { createTurnGroups } from './turn-groups.js';
 import { usageWrites } from './usage.js';
 import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type BudgetFound, type UserBudgetRow } from '../budget-standing.js';
 import {
@@ -297,25 +298,8 @@ export function createMeteringRepository(
   // SQLite's group commit does): one transaction per account, so a group locks one account row,
   // as a single settlement does. Should two groups still wait on each other through rows that
   // accounts share (an app's usage rollups), PostgreSQL ends one and its settlements are tried
-  // again alone.
-  let queue: PendingSettle[] = [];
-  const flush = () => {
-    const batch = queue;
-    queue = [];
-    const byAccount = new Map<number, PendingSettle[]>();
-    for (const item of batch) {
-      const group = byAccount.get(item.accountId);
-      if (group) group.push(item);
-      else byAccount.set(item.accountId, [item]);
-    }
-    for (const group of byAccount.values()) {
-      const done = settleTogether(group).catch(() => undefined);
-      inFlight.add(done);
-      void done.finally(() => inFlight.delete(done));
-    }
-  };
-  /** Groups being written now: closing the store waits for them, so no settlement is lost. */
-  const inFlight = new Set<Promise<unknown>>();
+  // again alone. Closing the store waits for the groups in flight, so no settlement is lost.
+  const settlements = createTurnGroups<null, PendingSettle>((_, items) => settleTogether(items));
   const countedHolds = createCountedHolds(sql, instanceId);
 
   /**
@@ -357,8 +341,7 @@ export function createMeteringRepository(
     /** Writes what is queued now and waits for every group in flight (at close). */
     async drain() {
       await countedHolds.drain();
-      if (queue.length > 0) flush();
-      await Promise.all(inFlight);
+      await settlements.drain();
     },
 
     async hold(payer, amountMicro, requestId, capUser, budgets, rate) {
@@ -388,8 +371,7 @@ export function createMeteringRepository(
     async settle(payer, _heldMicro, costMicro, usage, windows, tokens) {
       const accountId = await accounts.of(payer);
       return new Promise<{ chargedMicro: number }>((resolve, reject) => {
-        if (queue.length === 0) setImmediate(flush);
-        queue.push({ accountId, costMicro, usage, windows, tokens, resolve, reject });
+        settlements.add(String(accountId), null, { accountId, costMicro, usage, windows, tokens, resolve, reject });
       });
     },
 

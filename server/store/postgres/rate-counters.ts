@@ -1,4 +1,5 @@
 import type { Sql } from './database.js';
+import { createTurnGroups } from './turn-groups.js';
 import type { RateCounter } from '../types.js';
 
 interface PendingAdd {
@@ -23,37 +24,25 @@ export function createRateCounters(sql: Sql): RateCounter {
     return row?.total ?? amount;
   };
 
-  let queued = new Map<string, { key: string; windowStart: number; adds: PendingAdd[] }>();
-  const flush = () => {
-    const groups = queued;
-    queued = new Map();
-    for (const { key, windowStart, adds } of groups.values()) {
-      const sum = adds.reduce((total, add) => total + add.amount, 0);
-      upsert(key, windowStart, sum).then(
-        (total) => {
-          // The additions in their order: each one's total leaves out those after it.
-          let after = sum;
-          for (const add of adds) {
-            after -= add.amount;
-            add.resolve(total - after);
-          }
-        },
-        (error: unknown) => adds.forEach((add) => add.reject(error)),
-      );
-    }
-  };
+  const additions = createTurnGroups<{ key: string; windowStart: number }, PendingAdd>(({ key, windowStart }, adds) => {
+    const sum = adds.reduce((total, add) => total + add.amount, 0);
+    return upsert(key, windowStart, sum).then(
+      (total) => {
+        // The additions in their order: each one's total leaves out those after it.
+        let after = sum;
+        for (const add of adds) {
+          after -= add.amount;
+          add.resolve(total - after);
+        }
+      },
+      (error: unknown) => adds.forEach((add) => add.reject(error)),
+    );
+  });
 
   return {
     add(key, windowStart, amount) {
       return new Promise<number>((resolve, reject) => {
-        if (queued.size === 0) setImmediate(flush);
-        const id = `${windowStart}:${key}`;
-        let group = queued.get(id);
-        if (!group) {
-          group = { key, windowStart, adds: [] };
-          queued.set(id, group);
-        }
-        group.adds.push({ amount, resolve, reject });
+        additions.add(`${windowStart}:${key}`, { key, windowStart }, { amount, resolve, reject });
       });
     },
     async get(key, windowStart) {
