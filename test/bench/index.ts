@@ -7,6 +7,7 @@ import { gatewaySoak } from './gateway-soak.js';
 import { hold } from './hold.js';
 import { memorySearch } from './memory-search.js';
 import { routeLoad } from './route-load.js';
+import { settleKeys } from './settle-keys.js';
 import { usageReports } from './usage-reports.js';
 import { CHILD_ROLE_ENV } from './lib/processes.js';
 
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<void>> = {
   'gateway-soak': gatewaySoak,
   'route-load': routeLoad,
   hold,
+  'settle-keys': settleKeys,
   'memory-search': memorySearch,
   'usage-reports': usageReports,
 };

@@ -280,7 +280,7 @@ describe('every response', () => {
       await t.call('GET', `${API}/agents`),
     ];
     const ids = responses.map((r) => r.headers.get('x-request-id'));
-    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
