@@ -20,7 +20,7 @@ import type { createRouter } from './router.js';
 import { parseOrThrow } from '../validation.js';
 import { ChatCompletionBody } from '../../src/contract/schemas/inference.js';
 import { plainChatBody } from './plain-chat-body.js';
-import { newRequestId } from './request-ids.js';
+import { timeOrderedId } from '../ids.js';
 
 /**
  * Quick checks of the commonest bodies, by the schema each mirrors: what one gives is what the
@@ -238,7 +238,7 @@ export function createPipeline(options: PipelineOptions) {
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = newRequestId();
+    const requestId = timeOrderedId('req');
     // `request-id` is what Anthropic's SDKs read (`_request_id`); `x-request-id` what the rest do.
     res.setHeader('x-request-id', requestId);
     res.setHeader('request-id', requestId);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { newRequestId } from '../../server/http/request-ids.js';
+import { timeOrderedId } from '../../server/ids.js';
 import { openDatabase } from '../../server/store/sqlite/database.js';
 import { createHolds } from '../../server/store/sqlite/holds.js';
 import { createLedger } from '../../server/store/sqlite/ledger.js';
@@ -73,14 +73,14 @@ function measure(dir: string, requestId: () => string): { cpuUs: number; wallUs:
 
 /**
  * `npm run bench settle-keys`: what a settlement costs on a grown SQLite database, with request
- * ids in the order they were made (request-ids.ts) and with the random ones svc made before.
+ * ids in the order they were made (server/ids.ts) and with the random ones svc made before.
  */
 export async function settleKeys(): Promise<void> {
   const dir = tempHome('svc-bench-settle-');
   try {
     const rows = [
       ['random (before)', measure(dir, randomRequestId)],
-      ['in time order (newRequestId)', measure(dir, () => newRequestId())],
+      ['in time order (timeOrderedId)', measure(dir, () => timeOrderedId('req'))],
     ] as const;
     printTable(
       `settle-keys: a settlement on SQLite after ${PREFILL.toLocaleString('en')} (groups of ${GROUP}, ${MEASURED.toLocaleString('en')} measured)`,

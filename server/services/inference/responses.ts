@@ -27,6 +27,7 @@ import {
 } from './responses-translate.js';
 import { withOutputLimit } from './output-limit.js';
 import { assertToolsPriced } from './unpriced-tools.js';
+import { timeOrderedId } from '../../ids.js';
 import { cappedResponsesSearches } from './web-searches.js';
 
 /** How often a background response checks whether another instance cancelled it. */
@@ -209,7 +210,9 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     if (!first) throw new Error('a plan has at least one target');
     const alternatives = others.map(({ entry, inputBound, maxOutputTokens }) => ({ entry, input: inputBound, maxOutputTokens }));
     const meter = await openMeter(deps, { caller, entry: first.entry, operation: 'responses', requestId, input: first.inputBound, maxOutputTokens: first.maxOutputTokens, serviceTier, webSearches: searches, alternatives });
-    const meta = { id: newId('resp'), model: first.entry.id, createdAt: Math.floor(clock.now().getTime() / 1000), request: first.request };
+    const now = clock.now().getTime();
+    // Stored responses are keyed by id: in time order, each goes in at the right edge of the key.
+    const meta = { id: timeOrderedId('resp', now), model: first.entry.id, createdAt: Math.floor(now / 1000), request: first.request };
     // Every kept input item has an id, so that input_items and item_reference can name it.
     const input = kept.map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
     const p: Prepared = { meta, previousResponseId: original.previous_response_id ?? null, input, meter, plan, options, adapter: plan.targets[0]!.adapter, upstreamModel: '', inputBound: first.inputBound, maxOutputTokens: 0 };
