@@ -1,4 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/** A new id of no order: the prefix, `_`, and `bytes` random bytes in hex (an item, a sandbox payment object). */
+export const randomId = (prefix: string, bytes = 12) => `${prefix}_${randomBytes(bytes).toString('hex')}`;
 
 /**
  * A new id for a row that is written once per request (the request id of every usage row and

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../ids.js';
 import type { Clock } from '../clock.js';
 import { conflict } from '../errors.js';
 import { periodEnd, prorate } from './periods.js';
@@ -11,7 +11,6 @@ import { signEvent } from './signature.js';
 
 const PORTAL_LIFETIME_MS = 60 * 60 * 1000;
 const seconds = (date: Date | string) => Math.floor(new Date(date).getTime() / 1000);
-const newId = (prefix: string, bytes = 12) => `${prefix}_${randomBytes(bytes).toString('hex')}`;
 
 interface SandboxSubscription {
   id: string;
@@ -42,7 +41,7 @@ function subscriptionObject(sub: SandboxSubscription) {
 
 function invoiceObject(sub: SandboxSubscription, reason: string, amountCents: number) {
   return {
-    id: newId('in'),
+    id: randomId('in'),
     object: 'invoice',
     billing_reason: reason,
     amount_paid: amountCents,
@@ -74,13 +73,13 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
   async function emit(type: string, object: object): Promise<void> {
     if (!receiver) throw new Error('the sandbox processor is not connected to the webhook receiver');
     const created = seconds(clock.now());
-    const payload = JSON.stringify({ id: newId('evt'), object: 'event', type, created, data: { object } });
+    const payload = JSON.stringify({ id: randomId('evt'), object: 'event', type, created, data: { object } });
     await receiver(Buffer.from(payload), signEvent(payload, deps.webhookSecret, created));
   }
 
   const fromRecord = (record: SubscriptionRecord): SandboxSubscription => ({
     id: record.id,
-    customerId: record.customerId ?? newId('cus'),
+    customerId: record.customerId ?? randomId('cus'),
     priceId: plans.find(record.tier, record.interval).priceId,
     status: record.status,
     start: new Date(record.currentPeriodStart),
@@ -111,12 +110,12 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
     },
 
     async createCheckout(request) {
-      const id = `cs_${randomBytes(16).toString('hex')}`;
+      const id = randomId('cs', 16);
       return { id, url: `${request.origin}/sandbox/checkout/${id}` };
     },
 
     async createPortal(subscription, returnUrl, origin) {
-      const id = `bps_${randomBytes(16).toString('hex')}`;
+      const id = randomId('bps', 16);
       const expiresAt = new Date(clock.now().getTime() + PORTAL_LIFETIME_MS).toISOString();
       await store.subscriptions.createPortalSession({ id, subscriptionId: subscription.id, returnUrl, expiresAt });
       return { id, url: `${origin}/sandbox/portal/${id}` };
@@ -196,8 +195,8 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
       const plan = priceOf(session.priceId);
       const start = clock.now();
       const sub: SandboxSubscription = {
-        id: newId('sub'),
-        customerId: newId('cus'),
+        id: randomId('sub'),
+        customerId: randomId('cus'),
         priceId: plan.priceId,
         status: 'active',
         start,

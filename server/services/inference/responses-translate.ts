@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../../ids.js';
 import type { z } from 'zod';
 import { ResponseBody } from '../../../src/contract/schemas/inference.js';
 import { invalidRequest } from '../../errors.js';
@@ -14,8 +14,6 @@ import { effortOfBudget } from './reasoning-effort.js';
 export type ResponseRequest = z.output<typeof ResponseBody>;
 type ChatMessage = ChatBody['messages'][number];
 type Json = Record<string, unknown>;
-
-export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -217,9 +215,9 @@ const functionCallItem = (id: string, call: { id: string; name: string; argument
 export function completionToResponse(meta: ResponseMeta, completion: ChatCompletionJson, usage: TokenUsage, cost: number) {
   const choice = completion.choices[0];
   const output: (Json & { type: string })[] = [];
-  if (choice?.message.content) output.push(messageItem(newId('msg'), choice.message.content));
+  if (choice?.message.content) output.push(messageItem(randomId('msg'), choice.message.content));
   for (const call of choice?.message.tool_calls ?? []) {
-    output.push(functionCallItem(newId('fc'), { id: call.id, name: call.function.name, arguments: call.function.arguments }));
+    output.push(functionCallItem(randomId('fc'), { id: call.id, name: call.function.name, arguments: call.function.arguments }));
   }
   const truncated = choice?.finish_reason === 'length';
   return responseObject(meta, { status: truncated ? 'incomplete' : 'completed', output, usage, cost, incomplete: truncated ? 'max_output_tokens' : null });
@@ -258,7 +256,7 @@ export async function* chunksToEvents(
     const delta = choice.delta;
     if (delta.content) {
       if (!text) {
-        text = { index: items.length, id: newId('msg'), kind: 'text', text: '' };
+        text = { index: items.length, id: randomId('msg'), kind: 'text', text: '' };
         items.push(text);
         yield event('response.output_item.added', { output_index: text.index, item: messageItem(text.id, '', 'in_progress') });
         yield event('response.content_part.added', { item_id: text.id, output_index: text.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
@@ -269,7 +267,7 @@ export async function* chunksToEvents(
     for (const fragment of delta.tool_calls ?? []) {
       let open = calls.get(fragment.index);
       if (!open) {
-        open = { index: items.length, id: newId('fc'), kind: 'call', call: { id: fragment.id ?? newId('call'), name: fragment.function?.name ?? '', arguments: '' } };
+        open = { index: items.length, id: randomId('fc'), kind: 'call', call: { id: fragment.id ?? randomId('call'), name: fragment.function?.name ?? '', arguments: '' } };
         calls.set(fragment.index, open);
         items.push(open);
         yield event('response.output_item.added', { output_index: open.index, item: functionCallItem(open.id, open.call, 'in_progress') });

@@ -19,7 +19,6 @@ import { firstEventOf, serveMetered, type AnswerHeader } from './routing/served.
 import {
   chunksToEvents,
   completionToResponse,
-  newId,
   responseObject,
   toChatBody,
   type ResponseMeta,
@@ -27,7 +26,7 @@ import {
 } from './responses-translate.js';
 import { withOutputLimit } from './output-limit.js';
 import { assertToolsPriced } from './unpriced-tools.js';
-import { timeOrderedId } from '../../ids.js';
+import { randomId, timeOrderedId } from '../../ids.js';
 import { cappedResponsesSearches } from './web-searches.js';
 
 /** How often a background response checks whether another instance cancelled it. */
@@ -214,7 +213,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     // Stored responses are keyed by id: in time order, each goes in at the right edge of the key.
     const meta = { id: timeOrderedId('resp', now), model: first.entry.id, createdAt: Math.floor(now / 1000), request: first.request };
     // Every kept input item has an id, so that input_items and item_reference can name it.
-    const input = kept.map((item) => (typeof item.id === 'string' ? item : { ...item, id: newId('msg') }));
+    const input = kept.map((item) => (typeof item.id === 'string' ? item : { ...item, id: randomId('msg') }));
     const p: Prepared = { meta, previousResponseId: original.previous_response_id ?? null, input, meter, plan, options, adapter: plan.targets[0]!.adapter, upstreamModel: '', inputBound: first.inputBound, maxOutputTokens: 0 };
     bind(p, plan.targets[0]!);
     return p;
