@@ -13,7 +13,7 @@ import { createRouter } from './http/router.js';
 import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
 import { openStore } from './store/open.js';
-import { steadyHeapGrowth } from './heap-growth.js';
+import { tuneGarbageCollection } from './gc-tuning.js';
 import { interrupted } from './services/inference/responses.js';
 import { gatewayFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
@@ -89,8 +89,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const webhookSecret = settings.paymentWebhookSecret ?? environment.SVC_PAYMENT_WEBHOOK_SECRET;
   const known = knownTargets(registry);
   const traces = traceExportFromEnv(setVariables(env), { known, clock, version: VERSION });
-  // RSS that follows what the server holds, not when V8 last collected (heap-growth.ts).
-  steadyHeapGrowth();
+  // RSS that follows what the server holds, and request garbage that dies young (gc-tuning.ts).
+  tuneGarbageCollection();
   const store = await openStore(settings.dbPath, {
     synchronous: environment.SVC_DB_SYNCHRONOUS ?? 'normal',
     ...(environment.SVC_PG_POOL !== undefined ? { poolSize: environment.SVC_PG_POOL } : {}),
