@@ -158,27 +158,31 @@ export function createMeteringRepository(
     return { charged, rowId };
   });
 
+  type Settled = { ok: true; charged: number } | { ok: false; error: unknown };
+  /** One group in one transaction (made once: better-sqlite3 builds a wrapper per call of db.transaction). */
+  const settleGroup = db.transaction((batch: PendingSettle[], results: Settled[]) => {
+    const written: number[] = [];
+    for (const item of batch) {
+      // A nested transaction is a savepoint: a failure rolls back this item only.
+      try {
+        const settled = settleOne(item);
+        if (settled.rowId !== null) written.push(settled.rowId);
+        results.push({ ok: true, charged: settled.charged });
+      } catch (error) {
+        results.push({ ok: false, error });
+      }
+    }
+    // The rows the group wrote, added to the rollups in one statement each.
+    usageRows.addToRollups(written);
+  });
+
   let queue: PendingSettle[] = [];
   const flush = () => {
     const batch = queue;
     queue = [];
-    const results: ({ ok: true; charged: number } | { ok: false; error: unknown })[] = [];
+    const results: Settled[] = [];
     try {
-      db.transaction(() => {
-        const written: number[] = [];
-        for (const item of batch) {
-          // A nested transaction is a savepoint: a failure rolls back this item only.
-          try {
-            const settled = settleOne(item);
-            if (settled.rowId !== null) written.push(settled.rowId);
-            results.push({ ok: true, charged: settled.charged });
-          } catch (error) {
-            results.push({ ok: false, error });
-          }
-        }
-        // The rows the group wrote, added to the rollups in one statement each.
-        usageRows.addToRollups(written);
-      })();
+      settleGroup(batch, results);
     } catch (error) {
       // The whole group rolled back (its COMMIT failed): each request ends with this error, and
       // its hold ends once — most were released by settleOne already, before the COMMIT.
