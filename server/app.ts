@@ -13,7 +13,7 @@ import { createRouter } from './http/router.js';
 import { bootstrapOwner, type BootstrapResult } from './services/bootstrap.js';
 import { createServices, type Services } from './services/index.js';
 import { openStore } from './store/open.js';
-import { tuneGarbageCollection } from './gc-tuning.js';
+import { collectOnceAfterStart, tuneGarbageCollection } from './gc-tuning.js';
 import { interrupted } from './services/inference/responses.js';
 import { gatewayFromConfig } from './providers/build.js';
 import { createProviderRegistry, type UpstreamProvider } from './providers/registry.js';
@@ -186,6 +186,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
+  // The old generation's limit from what the started server keeps (gc-tuning.ts).
+  collectOnceAfterStart();
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${address.port}`,
