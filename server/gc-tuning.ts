@@ -40,7 +40,7 @@ export function gcFlagsToSet(operatorFlags: string[]): string[] {
   ];
 }
 
-/** Tunes this process's collector for serving, once, leaving alone what the operator chose. */
+/** Tunes this process's collector for serving, leaving alone what the operator chose (at each start: setting a flag again changes nothing). */
 export function tuneGarbageCollection(): void {
   for (const flag of gcFlagsToSet(process.execArgv)) setFlagsFromString(flag);
 }
