@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { credits, describeEachBackend, usageRow } from '../helpers/stores.js';
+import { credits, describeEachBackend, STORE_TEST_AT, usageRow } from '../helpers/stores.js';
 import { useFundedApp } from './funded-app.js';
 
 /**
@@ -70,6 +70,61 @@ describeEachBackend('settlements together', (backend) => {
     expect(await app.store.credits.check()).toEqual([]);
     // A new hold still sees the whole balance: the retries released nobody else's hold.
     expect((await app.store.metering.hold(app.payer, credits(18.5), 'after')).ok).toBe(true);
+  });
+
+  it('a group that holds a settled request beside new ones: it answers its charge again, the others are charged once', async () => {
+    for (const id of ['first', 'second', 'third']) expect((await app.store.metering.hold(app.payer, credits(1), id)).ok).toBe(true);
+    const row = (id: string) => usage(id, credits(0.75));
+    expect(await app.store.metering.settle(app.payer, credits(1), credits(0.75), row('first'))).toEqual({ chargedMicro: credits(0.75) });
+    // One turn: the retry of `first` and two new settlements, written together.
+    const settled = await Promise.all(['first', 'second', 'third'].map((id) => app.store.metering.settle(app.payer, credits(1), credits(0.75), row(id))));
+    expect(settled).toEqual([{ chargedMicro: credits(0.75) }, { chargedMicro: credits(0.75) }, { chargedMicro: credits(0.75) }]);
+    expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: credits(20 - 2.25), heldMicro: 0 });
+    expect(await requests()).toBe(3);
+    expect(await app.store.credits.check()).toEqual([]);
+  });
+
+  it('a group adds to keys\' and users\' budgets, users\' spend and rate counters what each settlement would alone', async () => {
+    const day = { start: '2026-11-25T00:00:00.000Z', end: '2026-11-26T00:00:00.000Z' };
+    const windowAt = (_period: string, stored: string | null) => ({ ...day, rolled: stored !== day.start });
+    const budget = { limitMicro: credits(10), period: 'day' };
+    await app.store.apiKeys.create({ keyId: 'key_g', appUuid: app.appUuid, name: 'g', isTest: false, role: 'admin', prefix: 'svc_live_g…', secretHash: 'hg', budget, at: STORE_TEST_AT });
+    const scope = { appUuid: app.appUuid, livemode: true };
+    await app.store.users.update(scope, 'alice', { budget }, STORE_TEST_AT);
+    // Two on the key, two by alice (one through the key too), one on neither; tokens on some.
+    const requests = [
+      { id: 'k1', cost: 0.5, budgets: { keyId: 'key_g', windowAt }, address: null, tokens: 30 },
+      { id: 'k2', cost: 1.25, budgets: { keyId: 'key_g', windowAt }, address: null, tokens: 0 },
+      { id: 'a1', cost: 2, budgets: { user: { appUuid: app.appUuid, address: 'alice' }, windowAt }, address: 'alice', tokens: 12 },
+      { id: 'a2', cost: 0.25, budgets: { keyId: 'key_g', user: { appUuid: app.appUuid, address: 'alice' }, windowAt }, address: 'alice', tokens: 8 },
+      { id: 'n1', cost: 3, budgets: undefined, address: null, tokens: 5 },
+    ];
+    const held = await Promise.all(requests.map((r) => app.store.metering.hold(app.payer, credits(3), r.id, undefined, r.budgets)));
+    const windows = held.map((hold) => {
+      if (!hold.ok) throw new Error(`not held: ${JSON.stringify(hold)}`);
+      return { ...(hold.budgets?.key ? { key: hold.budgets.key.windowStart } : {}), ...(hold.budgets?.user ? { user: hold.budgets.user.windowStart } : {}) };
+    });
+    const tokenKey = 'tokens:key:key_g';
+    const settled = await Promise.all(
+      requests.map((r, i) =>
+        app.store.metering.settle(
+          app.payer,
+          credits(3),
+          credits(r.cost),
+          usageRow(app.appUuid, r.id, { costMicro: credits(r.cost), keyId: r.budgets?.keyId ?? null, address: r.address }),
+          windows[i],
+          { key: tokenKey, windowStart: 60_000, tokens: r.tokens },
+        ),
+      ),
+    );
+    expect(settled.map((s) => s.chargedMicro)).toEqual(requests.map((r) => credits(r.cost)));
+    expect((await app.store.apiKeys.get(app.appUuid, 'key_g'))?.budget).toMatchObject({ spentMicro: credits(0.5 + 1.25 + 0.25), windowStart: day.start });
+    const alice = await app.store.users.get(scope, 'alice');
+    expect(alice?.spentMicro).toBe(credits(2.25));
+    expect(alice?.budgetWindow).toEqual({ windowStart: day.start, spentMicro: credits(2.25) });
+    expect(await app.store.rateCounters.get(tokenKey, 60_000)).toBe(30 + 12 + 8 + 5);
+    expect(await app.store.metering.balance(app.payer)).toEqual({ balanceMicro: credits(20 - 7), heldMicro: 0 });
+    expect(await app.store.credits.check()).toEqual([]);
   });
 
   it('a refusal recorded twice is one row', async () => {

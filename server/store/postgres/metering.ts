@@ -2,28 +2,21 @@ import type { Query, Sql } from './database.js';
 import type { Accounts } from './accounts.js';
 import { createCountedHolds } from './counted-holds.js';
 import { createTurnGroups } from './turn-groups.js';
-import { usageWrites } from './usage.js';
+import { settleGroupStatement, settleOneStatement, type Settled, type Settlement } from './settle-statements.js';
 import { budgetFits, budgetFound, USER_BUDGET_SELECT, userBudgetLimit, withHold, type BudgetFound, type UserBudgetRow } from '../budget-standing.js';
 import {
   rateAllows,
   type AppScope,
   type BudgetChecks,
-  type BudgetWindows,
   type HeldBudgets,
   type HoldResult,
   type RateCounter,
   type RateStanding,
   type Store,
-  type TokenCount,
-  type UsageEvent,
 } from '../types.js';
 
-interface PendingSettle {
+interface PendingSettle extends Settlement {
   accountId: number;
-  costMicro: number;
-  usage: UsageEvent;
-  windows: BudgetWindows | undefined;
-  tokens: TokenCount | undefined;
   resolve(result: { chargedMicro: number }): void;
   reject(error: unknown): void;
 }
@@ -164,66 +157,11 @@ export function createMeteringRepository(
     });
   }
 
-  /**
-   * One settlement as one statement, so atomic: the hold ends (it may be gone already: the
-   * instance that made it was taken for dead and its holds released), the account row is
-   * locked, the charge is what the balance allows beside the other holds, and the ledger
-   * entry, the user's spend, the usage row (what it cost and what was charged: a shortfall
-   * stays visible to svc serve --check) and its hourly rollup are written with it.
-   * Idempotent: a request whose usage row is there already was settled (a group retried alone
-   * after its COMMIT's reply was lost), so nothing moves and its stored charge is the answer.
-   * `stored` is false in the one case the statement cannot tell the charge: another settlement
-   * of the request committed while this one ran (its row came after this statement's snapshot).
-   */
-  function settleStatement(q: Query, { accountId, costMicro, usage, windows, tokens }: PendingSettle) {
-    // The caller's tokens count in its rate window once the account is locked (after `moved`, as
-    // every settlement takes its locks: the account first).
-    const counted =
-      tokens && tokens.tokens > 0
-        ? q`, counted_tokens AS (
-            INSERT INTO rate_counters (key, window_start, total) SELECT ${tokens.key}, ${tokens.windowStart}, ${tokens.tokens}::bigint FROM moved
-            ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
-          )`
-        : q``;
-    return q<{ charged: number; stored: boolean }[]>`
-      WITH prior AS (
-        SELECT charged_micro FROM usage_events WHERE request_id = ${usage.requestId}
-      ), released AS (
-        DELETE FROM holds WHERE id = (
-          SELECT id FROM holds WHERE request_id = ${usage.requestId} AND account_id = ${accountId} LIMIT 1
-        ) AND NOT EXISTS (SELECT 1 FROM prior) RETURNING amount_micro
-      ), account AS (
-        SELECT id, balance_micro, held_micro, COALESCE((SELECT SUM(amount_micro) FROM released), 0)::bigint AS released_micro
-        FROM accounts WHERE id = ${accountId} AND NOT EXISTS (SELECT 1 FROM prior) FOR UPDATE
-      ), charge AS (
-        SELECT id, released_micro, LEAST(${costMicro}::bigint, GREATEST(0, balance_micro - (held_micro - released_micro)))::bigint AS charged FROM account
-      ), moved AS (
-        -- Increments on the row written, not values read: should the read ever differ from that
-        -- row, no other statement's change is lost, and a charge past it is refused by the row's
-        -- checks (an error) rather than written.
-        UPDATE accounts SET held_micro = accounts.held_micro - charge.released_micro, balance_micro = accounts.balance_micro - charge.charged
-        FROM charge WHERE accounts.id = charge.id RETURNING accounts.balance_micro, charge.charged
-      ), entry AS (
-        INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
-        SELECT ${accountId}, -charged, balance_micro, 'inference', ${`usage:${usage.requestId}`},
-               ${`${usage.provider}/${usage.model}`}, ${usage.at}
-        FROM moved WHERE charged > 0
-      ), key_spend AS (
-        -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
-        UPDATE api_keys SET budget_spent_micro = budget_spent_micro + (SELECT charged FROM moved)
-        WHERE key_id = ${usage.keyId} AND budget_window_start = ${windows?.key ?? null} AND (SELECT charged FROM moved) > 0
-      ), spend AS (
-        -- One update of the user's row (a statement may not update a row twice): their spend, and
-        -- their budget's spend in the window their hold counted in (not a newer one).
-        UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved),
-          budget_spent_micro = budget_spent_micro
-            + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
-        -- Spend is live money: test mode is never charged, so only live users spend.
-        WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
-      )${counted}, ${usageWrites(q, usage, costMicro, 'moved')}
-      SELECT charged, EXISTS (SELECT 1 FROM usage_row) AS stored FROM moved
-      UNION ALL SELECT charged_micro, true FROM prior`;
-  }
+  /** The charge of a settlement the statement answered, or the error of an account that is not there. */
+  const chargedOf = async (row: Omit<Settled, 'ord'> | undefined, item: PendingSettle) => {
+    if (!row) throw new Error(`no account ${item.accountId}`);
+    return row.stored ? row.charged : ((await storedCharge(item.usage.requestId)) ?? row.charged);
+  };
 
   /** The charge stored with a request's usage row, or null when it has none. */
   async function storedCharge(requestId: string): Promise<number | null> {
@@ -231,16 +169,10 @@ export function createMeteringRepository(
     return row ? row.charged_micro : null;
   }
 
-  /** The statement's one row, or the error of an account that is not there. */
-  const chargedOf = async (rows: { charged: number; stored: boolean }[], item: PendingSettle) => {
-    const [row] = rows;
-    if (!row) throw new Error(`no account ${item.accountId}`);
-    return row.stored ? row.charged : ((await storedCharge(item.usage.requestId)) ?? row.charged);
-  };
-
   async function settleAlone(item: PendingSettle): Promise<void> {
     try {
-      item.resolve({ chargedMicro: await chargedOf(await settleStatement(sql, item), item) });
+      const [row] = await settleOneStatement(sql, item.accountId, item);
+      item.resolve({ chargedMicro: await chargedOf(row, item) });
     } catch (error) {
       // Refused as a second charge (the ledger's idempotency key) because a settlement of the
       // request committed while this one ran: settled, and its row says what it was charged.
@@ -251,51 +183,30 @@ export function createMeteringRepository(
   }
 
   /**
-   * A group's statements on one connection, sent at once between their BEGIN and COMMIT: one
-   * round trip (sql.begin waits for BEGIN's answer, then for the statements', then for COMMIT's).
-   * The results when all were written and committed, else null. A statement that fails aborts
-   * the transaction: those after it fail too and COMMIT answers ROLLBACK, so nothing was written.
-   * Should BEGIN itself fail, the statements that ran committed one by one: settling is
-   * idempotent, so trying them again alone charges none twice.
-   */
-  async function writeGroup(items: PendingSettle[]): Promise<{ charged: number; stored: boolean }[][] | null> {
-    const connection = await sql.reserve();
-    try {
-      const sent = [connection`BEGIN`, ...items.map((item) => settleStatement(connection, item)), connection`COMMIT`];
-      const answers = await Promise.allSettled(sent);
-      const commit = answers.at(-1);
-      if (answers.some((answer) => answer.status === 'rejected') || commit?.status !== 'fulfilled' || commit.value.command !== 'COMMIT') return null;
-      return answers.slice(1, -1).map((answer) => (answer as PromiseFulfilledResult<{ charged: number; stored: boolean }[]>).value);
-    } finally {
-      connection.release();
-    }
-  }
-
-  /**
-   * An account's settlements that arrived together, in one transaction (the statements sent
-   * at once, one commit): each still sees the one before it, and none is acknowledged before
-   * the commit. When the transaction fails (one bad settlement undoes all), each is tried again
-   * alone, so one cannot fail another.
+   * An account's settlements that arrived together, as one statement (settle-statements.ts): each
+   * charged as it would be alone, none acknowledged before the statement has committed. When it
+   * fails (one bad settlement undoes all), each is tried again alone, so one cannot fail another.
+   * The same request twice in a group (a retry racing its first try) settles one after the other.
    */
   async function settleTogether(items: PendingSettle[]): Promise<void> {
-    if (items.length > 1) {
-      const results = await writeGroup(items).catch(() => null);
-      if (results) {
-        // Committed: each has its charge (or, for an account not there, its error).
+    const accountId = (items[0] as PendingSettle).accountId;
+    const distinct = new Set(items.map((item) => item.usage.requestId)).size === items.length;
+    if (items.length > 1 && distinct) {
+      const rows = await settleGroupStatement(sql, accountId, items).catch(() => null);
+      if (rows) {
+        const byOrd = new Map(rows.map((row) => [row.ord, row]));
         await Promise.all(
-          results.map((rows, i) => {
-            const item = items[i] as PendingSettle;
-            return chargedOf(rows, item).then((chargedMicro) => item.resolve({ chargedMicro }), (error: unknown) => item.reject(error));
-          }),
+          items.map((item, ord) => chargedOf(byOrd.get(ord), item).then((chargedMicro) => item.resolve({ chargedMicro }), (error: unknown) => item.reject(error))),
         );
         return;
       }
     }
-    await Promise.all(items.map(settleAlone));
+    if (distinct) await Promise.all(items.map(settleAlone));
+    else for (const item of items) await settleAlone(item);
   }
 
   // Settlements queued in this turn of the event loop, grouped per account at its end (as
-  // SQLite's group commit does): one transaction per account, so a group locks one account row,
+  // SQLite's group commit does): one statement per account, so a group locks one account row,
   // as a single settlement does. Should two groups still wait on each other through rows that
   // accounts share (an app's usage rollups), PostgreSQL ends one and its settlements are tried
   // again alone. Closing the store waits for the groups in flight, so no settlement is lost.

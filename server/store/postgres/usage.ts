@@ -1,5 +1,5 @@
 import type { Query, Sql } from './database.js';
-import { USAGE_ROLLUPS, TOTAL_COLUMNS, addToRollupSql, attemptsJson, rowTotals, sumTotals, totalsOf } from '../usage-rollups.js';
+import { USAGE_ROLLUPS, TOTAL_COLUMNS, addToRollupSql, rowTotals, sumTotals, totalsOf, usageColumns } from '../usage-rollups.js';
 import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
 import type { Store, UsageEvent, UsageFilter, UsageTotals } from '../types.js';
 
@@ -7,35 +7,68 @@ import type { Store, UsageEvent, UsageFilter, UsageTotals } from '../types.js';
 // totals come back as numbers, as SQLite's do.
 const SUMS = sumTotals('::bigint');
 
-/** The columns of a usage row, in the order `usageWrites` gives them. */
-const USAGE_COLUMNS = `request_id, app_uuid, livemode, key_id, address, provider, model, operation, input_tokens, output_tokens,
-  cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost_micro, charged_micro,
-  latency_ms, ttft_ms, status, error_code, attempts, created_at`;
+/** The columns of a usage row, with their types. */
+const USAGE_COLUMN_TYPES = [
+  ['request_id', 'text'],
+  ['app_uuid', 'text'],
+  ['livemode', 'boolean'],
+  ['key_id', 'text'],
+  ['address', 'text'],
+  ['provider', 'text'],
+  ['model', 'text'],
+  ['operation', 'text'],
+  ['input_tokens', 'bigint'],
+  ['output_tokens', 'bigint'],
+  ['cache_read_tokens', 'bigint'],
+  ['cache_write_tokens', 'bigint'],
+  ['cache_write_1h_tokens', 'bigint'],
+  ['reasoning_tokens', 'bigint'],
+  ['cost_micro', 'bigint'],
+  ['charged_micro', 'bigint'],
+  ['latency_ms', 'bigint'],
+  ['ttft_ms', 'bigint'],
+  ['status', 'text'],
+  ['error_code', 'text'],
+  ['attempts', 'text'],
+  ['created_at', 'text'],
+] as const;
 
-/** The rollups' CTEs, added to from the `usage_row` CTE: the same text for every settlement, built once. */
+const USAGE_COLUMNS = USAGE_COLUMN_TYPES.map(([column]) => column).join(', ');
+
+/** The rollups' CTEs, added to from the `usage_row` CTE: the same text for every statement, built once. */
 const ROLLUP_CTES = USAGE_ROLLUPS.map((rollup, i) => `, usage_rollup_${i} AS (${addToRollupSql(rollup, 'usage_row', 'r')})`).join('');
 
+/** A usage row as a statement takes it from JSON (`usageRecords`); what was charged comes from the statement. */
+export const usageRecord = (event: UsageEvent, costMicro: number) => usageColumns(event, { costMicro, chargedMicro: null }, event.livemode);
+
+type UsageRecord = ReturnType<typeof usageRecord>;
+
+const USAGE_RECORD_COLUMNS = USAGE_COLUMN_TYPES.filter(([column]) => column !== 'charged_micro')
+  .map(([column, type]) => `${column} ${type}`)
+  .join(', ');
+
 /**
- * The usage row of a request and its additions to the rollups the reports read (usage-rollups.ts),
- * as CTEs of the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`), so all are written by
- * the statement that settles the request, in one round trip. `from` names the CTE whose one row's
- * `charged` is what was charged. The rollups take their values from the usage row it returns.
+ * `records` (`usageRecord`'s, with `extra` columns of the caller's, declared as `name type, …`)
+ * as rows of a FROM clause: one parameter, however many they are.
  */
-export function usageWrites(q: Query, event: UsageEvent, costMicro: number, from: string) {
-  const source = q.unsafe(from);
-  const rollups = q.unsafe(ROLLUP_CTES);
-  return q`
+export const usageRecords = (q: Query, records: UsageRecord[], extra = '') =>
+  q`jsonb_to_recordset(${q.json(records)}) AS t(${q.unsafe(`${extra}${extra ? ', ' : ''}${USAGE_RECORD_COLUMNS}`)})`;
+
+/**
+ * The usage rows of the CTE `from` (`usageRecord`'s columns and `charged`, what was charged) and
+ * their additions to the rollups the reports read (usage-rollups.ts, summed by key), as CTEs of
+ * the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`): written by the statement that
+ * settles them. A request has one usage row: one written already (a settlement retried) is left.
+ */
+export function usageWrites(from: string): string {
+  const values = USAGE_COLUMN_TYPES.map(([column]) => (column === 'charged_micro' ? 'charged' : column)).join(', ');
+  return `
     usage_row AS (
-      INSERT INTO usage_events (${q.unsafe(USAGE_COLUMNS)})
-      SELECT ${event.requestId}, ${event.appUuid}, ${event.livemode}, ${event.keyId}, ${event.address}, ${event.provider}, ${event.model},
-        ${event.operation}, ${event.inputTokens}, ${event.outputTokens}, ${event.cacheReadTokens ?? 0}, ${event.cacheWriteTokens ?? 0},
-        ${event.cacheWrite1hTokens ?? 0}, ${event.reasoningTokens ?? 0}, ${costMicro}, charged,
-        ${event.latencyMs}, ${event.ttftMs}, ${event.status}, ${event.errorCode}, ${attemptsJson(event.attempts)}, ${event.at}
-      FROM ${source}
-      -- A request has one usage row: a settlement retried after it was written adds nothing.
+      INSERT INTO usage_events (${USAGE_COLUMNS})
+      SELECT ${values} FROM ${from}
       ON CONFLICT (request_id) DO NOTHING
       RETURNING *
-    )${rollups}`;
+    )${ROLLUP_CTES}`;
 }
 
 const IN_WINDOW = 'HAVING SUM(requests) > 0';
@@ -97,7 +130,7 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
   return {
     async record(event) {
       // Nothing was charged: a refused request moves no money.
-      await sql`WITH refusal AS (SELECT 0::bigint AS charged), ${usageWrites(sql, event, 0, 'refusal')} SELECT 1`;
+      await sql`WITH refusal AS (SELECT *, 0::bigint AS charged FROM ${usageRecords(sql, [usageRecord(event, 0)])}), ${sql.unsafe(usageWrites('refusal'))} SELECT 1`;
     },
 
     async byModel(filter) {

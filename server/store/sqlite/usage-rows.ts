@@ -1,5 +1,5 @@
 import type { Db } from './database.js';
-import { USAGE_ROLLUPS, addToRollupSql, attemptsJson } from '../usage-rollups.js';
+import { USAGE_ROLLUPS, addToRollupSql, usageColumns } from '../usage-rollups.js';
 import type { UsageEvent } from '../types.js';
 
 /**
@@ -11,42 +11,13 @@ import type { UsageEvent } from '../types.js';
 export const insertUsageSql = `INSERT INTO usage_events (request_id, app_uuid, livemode, key_id, address, provider, model, operation,
     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
     cost_micro, charged_micro, latency_ms, ttft_ms, status, error_code, attempts, created_at)
-  VALUES (@requestId, @appUuid, @livemode, @keyId, @address, @provider, @model, @operation,
-    @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens,
-    @costMicro, @chargedMicro, @latencyMs, @ttftMs, @status, @errorCode, @attempts, @at)
+  VALUES (@request_id, @app_uuid, @livemode, @key_id, @address, @provider, @model, @operation,
+    @input_tokens, @output_tokens, @cache_read_tokens, @cache_write_tokens, @cache_write_1h_tokens, @reasoning_tokens,
+    @cost_micro, @charged_micro, @latency_ms, @ttft_ms, @status, @error_code, @attempts, @created_at)
   ON CONFLICT (request_id) DO NOTHING`;
 
-/**
- * A usage row as SQLite binds it: the mode as 0 or 1, counts a request did not have as 0, the
- * attempts as JSON. Every field is named here rather than spread from the row: on the settlement
- * path, a spread that adds fields costs V8 microseconds a field (a fresh hidden class each time).
- */
-export function usageRowParams(row: UsageEvent, charge: { costMicro: number; chargedMicro: number | null }) {
-  return {
-    requestId: row.requestId,
-    appUuid: row.appUuid,
-    livemode: row.livemode ? 1 : 0,
-    keyId: row.keyId,
-    address: row.address,
-    provider: row.provider,
-    model: row.model,
-    operation: row.operation,
-    inputTokens: row.inputTokens,
-    outputTokens: row.outputTokens,
-    cacheReadTokens: row.cacheReadTokens ?? 0,
-    cacheWriteTokens: row.cacheWriteTokens ?? 0,
-    cacheWrite1hTokens: row.cacheWrite1hTokens ?? 0,
-    reasoningTokens: row.reasoningTokens ?? 0,
-    costMicro: charge.costMicro,
-    chargedMicro: charge.chargedMicro,
-    latencyMs: row.latencyMs,
-    ttftMs: row.ttftMs,
-    status: row.status,
-    errorCode: row.errorCode,
-    attempts: attemptsJson(row.attempts),
-    at: row.at,
-  };
-}
+/** A usage row as SQLite binds it (`insertUsageSql`'s parameters): the mode as 0 or 1. */
+export const usageRowParams = (row: UsageEvent, charge: { costMicro: number; chargedMicro: number | null }) => usageColumns(row, charge, row.livemode ? 1 : 0);
 
 /**
  * Writes one usage row and its rollups; run it inside a transaction. False, writing nothing, when
