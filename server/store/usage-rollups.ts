@@ -129,8 +129,9 @@ const summedRows = (rollup: Rollup, source: string) =>
 export function addToRollupSql(rollup: Rollup, source: string, alias: '' | 'r' = ''): string {
   const stored = alias ? `${alias}.` : '';
   const add = USAGE_TOTALS.map(({ column }) => `${column} = ${stored}${column} + excluded.${column}`).join(', ');
+  // In key order, so that two statements adding to the same rows take their locks in one order (no deadlock).
   return `INSERT INTO ${rollup.table}${alias ? ` AS ${alias}` : ''} (${columnsOf(rollup)})
-    ${summedRows(rollup, source)}
+    ${summedRows(rollup, source)} ORDER BY ${rollup.dimensions.map((_, i) => i + 1).join(', ')}
     ON CONFLICT (${rollup.dimensions.map(([column]) => column).join(', ')}) DO UPDATE SET ${add}`;
 }
 

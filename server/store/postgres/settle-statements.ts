@@ -167,9 +167,10 @@ export function settleGroupStatement(q: Query, accountId: number, settlements: r
       FROM (SELECT app_uuid, address, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2) s
       WHERE u.app_uuid = s.app_uuid AND u.livemode AND u.address = s.address
     ), counted_tokens AS (
-      -- The callers' tokens count in their rate windows once the account is written (locks in the order every settlement takes them).
+      -- The callers' tokens count in their rate windows once the account is written (locks in the order every
+      -- settlement takes them; the counters in key order, as the rollups).
       INSERT INTO rate_counters (key, window_start, total)
-      SELECT token_key, token_window, SUM(tokens) FROM settled WHERE token_key IS NOT NULL AND EXISTS (SELECT 1 FROM moved) GROUP BY 1, 2
+      SELECT token_key, token_window, SUM(tokens) FROM settled WHERE token_key IS NOT NULL AND EXISTS (SELECT 1 FROM moved) GROUP BY 1, 2 ORDER BY 1, 2
       ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
     ), ${q.unsafe(usageWrites('settled'))}
     SELECT c.ord, c.charged, EXISTS (SELECT 1 FROM usage_row u WHERE u.request_id = c.request_id) AS stored FROM settled c
