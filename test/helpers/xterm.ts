@@ -13,10 +13,13 @@ export function headlessTerminal(columns: number, rows: number) {
   const raw: string[] = [];
   let pending = Promise.resolve();
 
+  // The size the terminal has (what an ioctl on a tty reads), ahead of what the program has heard.
+  let size: [number, number] = [columns, rows];
   const stdout = Object.assign(new EventEmitter(), {
     isTTY: true,
     columns,
     rows,
+    getWindowSize: () => size,
     write(data: string | Uint8Array) {
       const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
       bytes += Buffer.byteLength(text);
@@ -53,11 +56,20 @@ export function headlessTerminal(columns: number, rows: number) {
      * the terminal has resized.
      */
     resize(newColumns: number, newRows: number): Promise<void> {
+      const resized = this.resizeUnheard(newColumns, newRows);
+      this.hear();
+      return resized;
+    },
+    /** The terminal changes size after what was written so far, and the program has not heard yet (its SIGWINCH is on its way). */
+    resizeUnheard(newColumns: number, newRows: number): Promise<void> {
       pending = pending.then(() => terminal.resize(newColumns, newRows));
-      stdout.columns = newColumns;
-      stdout.rows = newRows;
-      stdout.emit('resize');
+      size = [newColumns, newRows];
       return pending;
+    },
+    /** The program hears of the terminal's size (its SIGWINCH handled). */
+    hear() {
+      [stdout.columns, stdout.rows] = size;
+      stdout.emit('resize');
     },
     dispose: () => terminal.dispose(),
   };

@@ -53,6 +53,28 @@ describe('keepScrollback: Ink redraws its live rows across a resize, and the scr
     expect((await resizedUnder(live, [100, 20], [50, 20], false)).lines).not.toEqual([...printed, 'the end']);
   });
 
+  it('narrowed, and a frame drawn before the program heard of it (a spinner tick while its SIGWINCH is on its way): no fragment stays', async () => {
+    const live = Array.from({ length: 4 }, (_, i) => `live ${i} ${'x'.repeat(80)}`);
+    const early = async (guarded: boolean) => {
+      terminal = headlessTerminal(100, 20);
+      const printed = Array.from({ length: 30 }, (_, i) => `printed line ${i + 1}`);
+      const options = { stdout: terminal.stdout as never, stdin: new FakeStdin() as never, stderr: new EventEmitter() as never, patchConsole: false, exitOnCtrlC: false };
+      const Drawn = guarded ? GuardedScreen : Screen;
+      const app = render(<Drawn printed={printed} live={live} />, options);
+      await terminal.settled();
+      await terminal.resizeUnheard(50, 20);
+      app.rerender(<Drawn printed={printed} live={[...live.slice(0, 3), 'live 3 moved on']} />);
+      terminal.hear();
+      app.rerender(<Drawn printed={printed} live={['the end']} />);
+      app.unmount();
+      return { lines: await terminal.lines(), printed };
+    };
+    const { lines, printed } = await early(true);
+    expect(lines).toEqual([...printed, 'the end']);
+    terminal?.dispose();
+    expect((await early(false)).lines).not.toEqual([...printed, 'the end']);
+  });
+
   it('a height shrink under live rows taller than the new height: no clear, every printed line once', async () => {
     const live = Array.from({ length: 15 }, (_, i) => `live ${i}`);
     const { lines, raw, printed } = await resizedUnder(live, [60, 20], [60, 8]);

@@ -12,9 +12,24 @@ import { eraseRewrappedFrame } from './rewrap-erase.js';
 export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
   let screen = EMPTY_SCREEN;
   const write = stdout.write;
+  // The width the terminal had when we last looked. It resizes (and rewraps its rows) before its
+  // SIGWINCH reaches us: a frame Ink writes in between (a spinner's tick, on a loaded machine)
+  // would erase rows by its old count. So each write first asks the terminal its size (an ioctl,
+  // no signal needed) and erases for a new width then, as the resize itself will.
+  let columns = stdout.columns;
+  const resized = (now: number) => {
+    columns = now;
+    const erase = screen.frame && now ? eraseRewrappedFrame(screen.frame, now) : '';
+    if (!erase) return;
+    write.call(stdout, erase);
+    // What Ink believes is its frame is now that many blank rows.
+    screen = { ...screen, frame: '\n'.repeat(screen.frame.split('\n').length - 1) };
+  };
   const watching = function (this: NodeJS.WriteStream, ...args: unknown[]) {
     const [data, ...rest] = args;
     if (typeof data !== 'string' && !(data instanceof Uint8Array)) return Reflect.apply(write, this, args) as boolean;
+    const [now] = typeof stdout.getWindowSize === 'function' ? stdout.getWindowSize() : [columns];
+    if (now && now !== columns) resized(now);
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
     const redraw = redrawInPlace(screen, text, { columns: stdout.columns || 80, rows: stdout.rows || 24 });
     if (redraw) {
@@ -25,13 +40,8 @@ export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
     return Reflect.apply(write, this, args) as boolean;
   } as typeof write;
   stdout.write = watching;
-  const onResize = () => {
-    const erase = screen.frame && stdout.columns ? eraseRewrappedFrame(screen.frame, stdout.columns) : '';
-    if (!erase) return;
-    write.call(stdout, erase);
-    // What Ink believes is its frame is now that many blank rows.
-    screen = { ...screen, frame: '\n'.repeat(screen.frame.split('\n').length - 1) };
-  };
+  // The frame written since a write found the new width is rewrapped too: erased again at the signal.
+  const onResize = () => resized(stdout.columns);
   // First: Ink redraws from its own 'resize' listener.
   stdout.prependListener('resize', onResize);
   return () => {
