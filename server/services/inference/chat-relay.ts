@@ -3,7 +3,7 @@ import { chatUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
 import { tokensOfLength, type InputBound } from '../../providers/tokens.js';
 import type { ChatCompletionJson, RelayedChatChunk, RelayedCompletion, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
-import type { SseEvent } from '../../streams.js';
+import type { SseBatch, SseEvent } from '../../streams.js';
 import { asApiError } from './metered-stream.js';
 import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
 
@@ -43,7 +43,7 @@ export async function settledCompletion(relayed: RelayedCompletion, meter: Meter
 }
 
 /**
- * Relayed chunks (in batches, as they arrived together) as the client's events, metered on the way: marks the first token, and when the
+ * Relayed chunks (in batches, as they arrived together) as the client's events, in the same batches, metered on the way: marks the first token, and when the
  * stream ends — finished, failed, or cut short by the client — settles exactly once for what was
  * produced (the upstream's usage, else an estimate of what was written). The usage comes last, in
  * a chunk of its own, after the settlement, so it carries what was charged (`cost`), and only when
@@ -54,7 +54,7 @@ export async function* relayedChatEvents(
   batches: AsyncIterable<RelayedChatChunk[]>,
   meter: Meter,
   options: { input: InputBound; modelId: string; includeUsage: boolean; signal: AbortSignal },
-): AsyncGenerator<SseEvent> {
+): AsyncGenerator<SseEvent | SseBatch> {
   const { input, modelId, includeUsage, signal } = options;
   const modelJson = JSON.stringify(modelId);
   let usage: TokenUsage | null = null;
@@ -64,6 +64,7 @@ export async function* relayedChatEvents(
   const estimate = (): TokenUsage => ({ inputTokens: input.exact(), outputTokens: tokensOfLength(written) });
   try {
     for await (const batch of batches) {
+      const events: SseEvent[] = [];
       for (const chunk of batch) {
         last = chunk;
         // Reasoning is output too: it marks the first token and counts when there is no usage to read.
@@ -75,23 +76,26 @@ export async function* relayedChatEvents(
           usage = tokenUsageOfChat(chunk.usage, chunk.serviceTier);
           usageChunk = chunk;
           // The usage goes on once settled; choices beside it go on now (rare: most upstreams send it alone).
-          if (chunk.hasChoices) yield { data: JSON.stringify({ ...jsonOf(chunk), model: modelId, usage: undefined }) };
+          if (chunk.hasChoices) events.push({ data: JSON.stringify({ ...jsonOf(chunk), model: modelId, usage: undefined }) });
         } else if (chunk.hasChoices) {
           const data = withModel(chunk, modelId, modelJson);
-          yield { data: includeUsage ? data : withoutNullUsage(data) };
+          events.push({ data: includeUsage ? data : withoutNullUsage(data) });
         }
       }
+      if (events.length > 0) yield events;
     }
+    const end: SseEvent[] = [];
     if (last) {
       const counted = usage ?? estimate();
       const { chargedMicro } = await meter.settle(counted, 'ok');
       if (includeUsage) {
         const template = usageChunk ?? last;
         const charged = { ...(usageChunk?.usage ?? chatUsageOf(counted)), cost: microToCredits(chargedMicro) };
-        yield { data: JSON.stringify({ ...jsonOf(template), model: modelId, choices: [], usage: charged }) };
+        end.push({ data: JSON.stringify({ ...jsonOf(template), model: modelId, choices: [], usage: charged }) });
       }
     }
-    yield { data: '[DONE]' };
+    end.push({ data: '[DONE]' });
+    yield end;
   } catch (error) {
     // Settled before the error event goes out: whoever reads the end of the stream finds the usage row.
     await meter.settle(usage ?? estimate(), signal.aborted ? 'canceled' : 'error', signal.aborted ? CLIENT_CLOSED : errorCode(error));

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CountTokensBody, MessageObject, MessagesBody } from '../../../src/contract/schemas/messages.js';
 import { ApiError, forbidden } from '../../errors.js';
-import { SseReply, type SseEvent } from '../../streams.js';
+import { eventsOf, SseReply, type SseEvent } from '../../streams.js';
 import type { ProviderRegistry, ResolvedModel } from '../../providers/registry.js';
 import { boundsOf, estimateChatInputTokens } from '../../providers/tokens.js';
 import type { ChatChunk } from '../../providers/types.js';
@@ -34,13 +34,15 @@ export type ChatStreamItem = { kind: 'chunk'; chunk: ChatChunk } | { kind: 'done
  * Returning early (the client went away) closes the chat stream, which settles what was produced.
  */
 export async function* chatStreamItems(reply: SseReply): AsyncGenerator<ChatStreamItem> {
-  for await (const { data } of reply.events) {
-    if (data === '[DONE]') {
-      yield { kind: 'done' };
-      continue;
+  for await (const step of reply.events) {
+    for (const { data } of eventsOf(step)) {
+      if (data === '[DONE]') {
+        yield { kind: 'done' };
+        continue;
+      }
+      const json = JSON.parse(data) as ChatChunk | { error: ChatStreamError };
+      yield 'error' in json ? { kind: 'error', error: json.error } : { kind: 'chunk', chunk: json };
     }
-    const json = JSON.parse(data) as ChatChunk | { error: ChatStreamError };
-    yield 'error' in json ? { kind: 'error', error: json.error } : { kind: 'chunk', chunk: json };
   }
 }
 
