@@ -101,9 +101,9 @@ const OPENAI_MODELS = [
   ...['gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'o3', 'o4-mini'],
 ];
 const OPENAI_EMBEDDINGS = ['text-embedding-3-small', 'text-embedding-3-large'];
-const ANTHROPIC_MODELS = ['claude-opus-5-5', 'claude-opus-5', 'claude-sonnet-5', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'];
+const ANTHROPIC_MODELS = ['claude-opus-5-5', 'claude-opus-5', 'claude-sonnet-5', 'claude-sonnet-4-6', 'claude-opus-4-1', 'claude-haiku-4-5'];
 const OPENROUTER_MODELS = [
-  ...['openai/gpt-6-sol', 'openai/gpt-5.6-terra', 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-5', 'anthropic/claude-sonnet-4.5'],
+  ...['openai/gpt-6-sol', 'openai/gpt-5.6-terra', 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-5', 'anthropic/claude-sonnet-4.6'],
   ...['google/gemini-3.5-flash', 'google/gemini-2.5-flash', 'deepseek/deepseek-v4-flash', 'moonshotai/kimi-k2', 'meta-llama/llama-3.3-70b-instruct'],
 ];
 const listed = (ids: string[], capabilities = CHAT) => ids.map((id) => ({ id, capabilities }));
