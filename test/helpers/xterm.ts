@@ -29,6 +29,18 @@ export function headlessTerminal(columns: number, rows: number) {
     },
   });
 
+  /** The terminal changes size after what was written so far, and the program has not heard yet (its SIGWINCH is on its way). */
+  const resizeUnheard = (newColumns: number, newRows: number): Promise<void> => {
+    pending = pending.then(() => terminal.resize(newColumns, newRows));
+    size = [newColumns, newRows];
+    return pending;
+  };
+  /** The program hears of the terminal's size (its SIGWINCH handled). */
+  const hear = () => {
+    [stdout.columns, stdout.rows] = size;
+    stdout.emit('resize');
+  };
+
   return {
     stdout,
     /** Bytes written so far. */
@@ -56,21 +68,12 @@ export function headlessTerminal(columns: number, rows: number) {
      * the terminal has resized.
      */
     resize(newColumns: number, newRows: number): Promise<void> {
-      const resized = this.resizeUnheard(newColumns, newRows);
-      this.hear();
+      const resized = resizeUnheard(newColumns, newRows);
+      hear();
       return resized;
     },
-    /** The terminal changes size after what was written so far, and the program has not heard yet (its SIGWINCH is on its way). */
-    resizeUnheard(newColumns: number, newRows: number): Promise<void> {
-      pending = pending.then(() => terminal.resize(newColumns, newRows));
-      size = [newColumns, newRows];
-      return pending;
-    },
-    /** The program hears of the terminal's size (its SIGWINCH handled). */
-    hear() {
-      [stdout.columns, stdout.rows] = size;
-      stdout.emit('resize');
-    },
+    resizeUnheard,
+    hear,
     dispose: () => terminal.dispose(),
   };
 }

@@ -129,11 +129,9 @@ export function settleGroupStatement(q: Query, accountId: number, settlements: r
       FROM items i LEFT JOIN released r ON r.request_id = i.request_id
       WHERE NOT EXISTS (SELECT 1 FROM prior p WHERE p.request_id = i.request_id)
     ), charges AS (
-      -- spent and freed: what the settlements up to this one charged and released.
-      SELECT t.step, c.charged, c.charged AS spent, t.released_micro AS freed
-      FROM todo t CROSS JOIN account a
-      CROSS JOIN LATERAL (SELECT LEAST(t.cost_micro, GREATEST(0, a.balance_micro - (a.held_micro - t.released_micro)))::bigint AS charged) c
-      WHERE t.step = 1
+      -- From a start of nothing, one step a settlement: spent and freed are what the settlements up to
+      -- this one charged and released.
+      SELECT 0 AS step, 0::bigint AS charged, 0::bigint AS spent, 0::bigint AS freed
       UNION ALL
       SELECT t.step, c.charged, p.spent + c.charged, p.freed + t.released_micro
       FROM charges p JOIN todo t ON t.step = p.step + 1 CROSS JOIN account a
@@ -146,7 +144,7 @@ export function settleGroupStatement(q: Query, accountId: number, settlements: r
       -- Increments on the row written, not values read (as a hold's): a charge past the row is refused by its checks.
       UPDATE accounts SET held_micro = accounts.held_micro - (SELECT COALESCE(SUM(released_micro), 0) FROM todo),
         balance_micro = accounts.balance_micro - (SELECT COALESCE(SUM(charged), 0) FROM charges)
-      WHERE accounts.id = (SELECT id FROM account) AND EXISTS (SELECT 1 FROM charges)
+      WHERE accounts.id = (SELECT id FROM account) AND EXISTS (SELECT 1 FROM settled)
       RETURNING accounts.balance_micro, (SELECT COALESCE(SUM(charged), 0) FROM charges)::bigint AS total
     ), entry AS (
       INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
