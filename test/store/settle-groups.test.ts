@@ -127,6 +127,23 @@ describeEachBackend('settlements together', (backend) => {
     expect(await app.store.credits.check()).toEqual([]);
   });
 
+  it('a sandbox request\'s charge is the sandbox user\'s spend, never the live user\'s of the same address, alone or in a group', async () => {
+    const live = { appUuid: app.appUuid, livemode: true };
+    const sandbox = { appUuid: app.appUuid, livemode: false };
+    await app.store.users.update(live, 'carol', { creditLimitMicro: credits(8) }, STORE_TEST_AT);
+    await app.store.users.update(sandbox, 'carol', { creditLimitMicro: credits(8) }, STORE_TEST_AT);
+    const test = { kind: 'app' as const, appUuid: app.appUuid, test: true };
+    await app.store.credits.grant(test, { amountMicro: credits(10), kind: 'test_grant', idempotencyKey: 'test:carol', at: STORE_TEST_AT });
+    for (const id of ['s1', 's2', 's3']) expect(await app.store.metering.hold(test, credits(2), id, 'carol')).toEqual({ ok: true });
+    const row = (id: string) => usageRow(app.appUuid, id, { costMicro: credits(1), livemode: false, address: 'carol' });
+    // Two together (one statement on PostgreSQL), then one alone.
+    await Promise.all(['s1', 's2'].map((id) => app.store.metering.settle(test, credits(2), credits(1), row(id))));
+    await app.store.metering.settle(test, credits(2), credits(1), row('s3'));
+    expect((await app.store.users.get(sandbox, 'carol'))?.spentMicro).toBe(credits(3));
+    expect((await app.store.users.get(live, 'carol'))?.spentMicro).toBe(0);
+    expect(await app.store.credits.check()).toEqual([]);
+  });
+
   it('a refusal recorded twice is one row', async () => {
     const refused = usageRow(app.appUuid, 'refused-once', { status: 'refused', errorCode: 'rate_limit_exceeded', inputTokens: 0, outputTokens: 0 });
     await app.store.usage.record(refused);

@@ -73,8 +73,8 @@ export function settleOneStatement(q: Query, accountId: number, { costMicro, usa
       UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved),
         budget_spent_micro = budget_spent_micro
           + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
-      -- Spend is live money: test mode is never charged, so only live users spend.
-      WHERE app_uuid = ${usage.appUuid} AND livemode AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
+      -- Spend in the request's own mode: a sandbox user's play money never counts against the live user of the same address.
+      WHERE app_uuid = ${usage.appUuid} AND livemode = ${usage.livemode} AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
     )${counted}, usage_source AS (
       SELECT t.*, charged FROM ${usageRecords(q, [usageRecord(usage, costMicro)])} CROSS JOIN moved
     ), ${q.unsafe(usageWrites('usage_source'))}
@@ -157,13 +157,16 @@ export function settleGroupStatement(q: Query, accountId: number, settlements: r
       WHERE api_keys.key_id = s.key_id AND api_keys.budget_window_start = s.key_window
     ), spend AS (
       -- One update of each user's row (a statement may not update a row twice): their spend, and
-      -- their budget's spend in the window their hold counted in (not a newer one). Spend is live
-      -- money: test mode is never charged, so only live users spend.
+      -- their budget's spend in the window their hold counted in (not a newer one). Spend in the
+      -- request's own mode: a sandbox user's play money never counts against the live user of the
+      -- same address.
       UPDATE app_users u SET spent_micro = u.spent_micro + s.charged,
-        budget_spent_micro = u.budget_spent_micro
-          + (SELECT COALESCE(SUM(c.charged), 0) FROM settled c WHERE c.app_uuid = u.app_uuid AND c.address = u.address AND c.user_window = u.budget_window_start)
-      FROM (SELECT app_uuid, address, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2) s
-      WHERE u.app_uuid = s.app_uuid AND u.livemode AND u.address = s.address
+        budget_spent_micro = u.budget_spent_micro + (
+          SELECT COALESCE(SUM(c.charged), 0) FROM settled c
+          WHERE c.app_uuid = u.app_uuid AND c.livemode = u.livemode AND c.address = u.address AND c.user_window = u.budget_window_start
+        )
+      FROM (SELECT app_uuid, livemode, address, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2, 3) s
+      WHERE u.app_uuid = s.app_uuid AND u.livemode = s.livemode AND u.address = s.address
     ), counted_tokens AS (
       -- The callers' tokens count in their rate windows once the account is written (locks in the order every
       -- settlement takes them; the counters in key order, as the rollups).

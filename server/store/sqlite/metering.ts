@@ -58,8 +58,9 @@ export function createMeteringRepository(
   groupCommitted: () => void = () => {},
 ): Store['metering'] & { flushPending(): void } {
   const readBalance = db.prepare<[number], { balance_micro: number }>('SELECT balance_micro FROM accounts WHERE id = ?');
-  // Spend is live money: test mode is never charged, so only live users spend.
-  const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND livemode = 1 AND address = ?');
+  // A charge is its user's spend in the request's own mode: a sandbox user's play money never
+  // counts against the live user of the same address (nor theirs against the sandbox user).
+  const addSpend = db.prepare('UPDATE app_users SET spent_micro = spent_micro + ? WHERE app_uuid = ? AND livemode = ? AND address = ?');
   const userLimit = db.prepare<[string, 0 | 1, string], { credit_limit_micro: number | null; spent_micro: number }>(
     'SELECT credit_limit_micro, spent_micro FROM app_users WHERE app_uuid = ? AND livemode = ? AND address = ?',
   );
@@ -150,7 +151,7 @@ export function createMeteringRepository(
         reference: `${item.usage.provider}/${item.usage.model}`,
         at: item.usage.at,
       });
-      if (item.usage.address) addSpend.run(charged, item.usage.appUuid, item.usage.address);
+      if (item.usage.address) addSpend.run(charged, item.usage.appUuid, flag(item.usage.livemode), item.usage.address);
       const { key, user } = item.windows ?? {};
       if (key !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, key);
       if (user !== undefined && item.usage.address) addUserBudgetSpend.run(charged, item.usage.appUuid, item.usage.address, user);
