@@ -31,6 +31,28 @@ export interface Settled {
  * of the request committed while this one ran (its row came after this statement's snapshot).
  */
 export function settleOneStatement(q: Query, accountId: number, { costMicro, usage, windows, tokens }: Settlement) {
+  // A write that cannot touch a row is left out: each costs its plan's start-up, rows or not.
+  const charged = q`(SELECT charged FROM moved)`;
+  const keySpend =
+    usage.keyId !== null && windows?.key !== undefined
+      ? q`, key_spend AS (
+          -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
+          UPDATE api_keys SET budget_spent_micro = budget_spent_micro + ${charged}
+          WHERE key_id = ${usage.keyId} AND budget_window_start = ${windows.key} AND ${charged} > 0
+        )`
+      : q``;
+  const spend =
+    usage.address !== null
+      ? q`, spend AS (
+          -- One update of the user's row (a statement may not update a row twice): their spend, and
+          -- their budget's spend in the window their hold counted in (not a newer one).
+          UPDATE app_users SET spent_micro = spent_micro + ${charged},
+            budget_spent_micro = budget_spent_micro
+              + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN ${charged} ELSE 0 END
+          -- Spend in the request's own mode: a sandbox user's play money never counts against the live user of the same address.
+          WHERE app_uuid = ${usage.appUuid} AND livemode = ${usage.livemode} AND address = ${usage.address} AND ${charged} > 0
+        )`
+      : q``;
   // The caller's tokens count in its rate window once the account is locked (after `moved`, as
   // every settlement takes its locks: the account first).
   const counted =
@@ -63,19 +85,7 @@ export function settleOneStatement(q: Query, accountId: number, { costMicro, usa
       SELECT ${accountId}, -charged, balance_micro, 'inference', ${`usage:${usage.requestId}`},
              ${`${usage.provider}/${usage.model}`}, ${usage.at}
       FROM moved WHERE charged > 0
-    ), key_spend AS (
-      -- The key's spend in the window its hold counted in (not a newer one: see Store.metering).
-      UPDATE api_keys SET budget_spent_micro = budget_spent_micro + (SELECT charged FROM moved)
-      WHERE key_id = ${usage.keyId} AND budget_window_start = ${windows?.key ?? null} AND (SELECT charged FROM moved) > 0
-    ), spend AS (
-      -- One update of the user's row (a statement may not update a row twice): their spend, and
-      -- their budget's spend in the window their hold counted in (not a newer one).
-      UPDATE app_users SET spent_micro = spent_micro + (SELECT charged FROM moved),
-        budget_spent_micro = budget_spent_micro
-          + CASE WHEN budget_window_start = ${windows?.user ?? null} THEN (SELECT charged FROM moved) ELSE 0 END
-      -- Spend in the request's own mode: a sandbox user's play money never counts against the live user of the same address.
-      WHERE app_uuid = ${usage.appUuid} AND livemode = ${usage.livemode} AND address = ${usage.address} AND (SELECT charged FROM moved) > 0
-    )${counted}, usage_source AS (
+    )${keySpend}${spend}${counted}, usage_source AS (
       SELECT t.*, charged FROM ${usageRecords(q, [usageRecord(usage, costMicro)])} CROSS JOIN moved
     ), ${q.unsafe(usageWrites('usage_source'))}
     SELECT charged, EXISTS (SELECT 1 FROM usage_row) AS stored FROM moved
@@ -109,6 +119,30 @@ export function settleGroupStatement(q: Query, accountId: number, settlements: r
     token_window: tokens && tokens.tokens > 0 ? tokens.windowStart : null,
     tokens: tokens && tokens.tokens > 0 ? tokens.tokens : 0,
   }));
+  // As alone: a write none of the group can touch is left out.
+  const keySpend = settlements.some(({ usage, windows }) => usage.keyId !== null && windows?.key !== undefined)
+    ? q`, key_spend AS (
+        -- A key's spend in the window its hold counted in (not a newer one: see Store.metering).
+        UPDATE api_keys SET budget_spent_micro = budget_spent_micro + s.charged
+        FROM (SELECT key_id, key_window, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2) s
+        WHERE api_keys.key_id = s.key_id AND api_keys.budget_window_start = s.key_window
+      )`
+    : q``;
+  const spend = settlements.some(({ usage }) => usage.address !== null)
+    ? q`, spend AS (
+        -- One update of each user's row (a statement may not update a row twice): their spend, and
+        -- their budget's spend in the window their hold counted in (not a newer one). Spend in the
+        -- request's own mode: a sandbox user's play money never counts against the live user of the
+        -- same address.
+        UPDATE app_users u SET spent_micro = u.spent_micro + s.charged,
+          budget_spent_micro = u.budget_spent_micro + (
+            SELECT COALESCE(SUM(c.charged), 0) FROM settled c
+            WHERE c.app_uuid = u.app_uuid AND c.livemode = u.livemode AND c.address = u.address AND c.user_window = u.budget_window_start
+          )
+        FROM (SELECT app_uuid, livemode, address, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2, 3) s
+        WHERE u.app_uuid = s.app_uuid AND u.livemode = s.livemode AND u.address = s.address
+      )`
+    : q``;
   return q<Settled[]>`
     WITH RECURSIVE items AS (
       SELECT * FROM ${usageRecords(q, records, 'ord int, key_window text, user_window text, token_key text, token_window bigint, tokens bigint')}
@@ -150,24 +184,7 @@ export function settleGroupStatement(q: Query, accountId: number, settlements: r
       INSERT INTO ledger_entries (account_id, amount_micro, balance_after_micro, kind, idempotency_key, reference, created_at)
       SELECT ${accountId}, -c.charged, m.balance_micro + m.total - c.spent, 'inference', 'usage:' || c.request_id, c.provider || '/' || c.model, c.created_at
       FROM settled c CROSS JOIN moved m WHERE c.charged > 0 ORDER BY c.step
-    ), key_spend AS (
-      -- A key's spend in the window its hold counted in (not a newer one: see Store.metering).
-      UPDATE api_keys SET budget_spent_micro = budget_spent_micro + s.charged
-      FROM (SELECT key_id, key_window, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2) s
-      WHERE api_keys.key_id = s.key_id AND api_keys.budget_window_start = s.key_window
-    ), spend AS (
-      -- One update of each user's row (a statement may not update a row twice): their spend, and
-      -- their budget's spend in the window their hold counted in (not a newer one). Spend in the
-      -- request's own mode: a sandbox user's play money never counts against the live user of the
-      -- same address.
-      UPDATE app_users u SET spent_micro = u.spent_micro + s.charged,
-        budget_spent_micro = u.budget_spent_micro + (
-          SELECT COALESCE(SUM(c.charged), 0) FROM settled c
-          WHERE c.app_uuid = u.app_uuid AND c.livemode = u.livemode AND c.address = u.address AND c.user_window = u.budget_window_start
-        )
-      FROM (SELECT app_uuid, livemode, address, SUM(charged) AS charged FROM settled WHERE charged > 0 GROUP BY 1, 2, 3) s
-      WHERE u.app_uuid = s.app_uuid AND u.livemode = s.livemode AND u.address = s.address
-    ), counted_tokens AS (
+    )${keySpend}${spend}, counted_tokens AS (
       -- The callers' tokens count in their rate windows once the account is written (locks in the order every
       -- settlement takes them; the counters in key order, as the rollups).
       INSERT INTO rate_counters (key, window_start, total)
