@@ -9,7 +9,14 @@ import type { Store } from './types.js';
  */
 export async function openStore(
   location: string,
-  options: { synchronous?: Synchronous; poolSize?: number; now?: () => number; log?: (line: string) => void } = {},
+  options: {
+    synchronous?: Synchronous;
+    poolSize?: number;
+    now?: () => number;
+    log?: (line: string) => void;
+    /** How long written usage rows wait to be rolled up (rollup-schedule.ts); null: only when asked. */
+    rollAfterMs?: number | null;
+  } = {},
 ): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import('./postgres/index.js');
@@ -17,11 +24,14 @@ export async function openStore(
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.log === undefined ? {} : { log: options.log }),
+      ...(options.rollAfterMs === undefined ? {} : { rollAfterMs: options.rollAfterMs }),
     });
   }
   const { createSqliteStore } = await import('./sqlite/index.js');
   return createSqliteStore(location, {
     ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.rollAfterMs === undefined ? {} : { rollAfterMs: options.rollAfterMs }),
   });
 }

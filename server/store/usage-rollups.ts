@@ -135,6 +135,22 @@ export function addToRollupSql(rollup: Rollup, source: string, alias: '' | 'r' =
     ON CONFLICT (${rollup.dimensions.map(([column]) => column).join(', ')}) DO UPDATE SET ${add}`;
 }
 
+/**
+ * Usage rows reach the rollups in batches, not in the transaction that writes them: a settlement
+ * no longer adds to the four rollup rows that every settlement of an app shares (rows PostgreSQL's
+ * settling statements queued on; four of the dozen pages a SQLite settlement committed). A roll
+ * (rollup-schedule.ts) adds a batch of pending rows to the rollups and marks them rolled up in one
+ * transaction. Reports stay exact meanwhile: the pending rows of a window's rollup hours are added
+ * to the rollups it reads (usage-window.ts), so a report reads the same before a roll and after.
+ * Which rows are pending: on SQLite, those after a mark (its one writer commits rows in the order
+ * of their ids, and keeps them all); on PostgreSQL, those listed in `usage_pending` (several
+ * instances commit in no order of their ids).
+ */
+export const PENDING_ROWS = {
+  sqlite: 'id > (SELECT rolled_through FROM usage_rollup_mark)',
+  postgres: 'id IN (SELECT id FROM usage_pending)',
+} as const;
+
 /** Builds a rollup from every usage row, into an empty table: the backfill's statement. */
 export const fillRollupSql = (rollup: Rollup): string => `INSERT INTO ${rollup.table} (${columnsOf(rollup)})
     ${summedRows(rollup, 'usage_events')}`;

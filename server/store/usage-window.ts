@@ -2,12 +2,13 @@ import type { UsageFilter } from './types.js';
 
 /**
  * Usage reports read rollups (usage-rollups.ts: per UTC hour or day, app and mode, and user, key
- * or model), written in the same transaction as each usage row, instead of scanning usage rows.
+ * or model), kept from the usage rows in batches, instead of scanning usage rows.
  *
  * Answers stay exact to the millisecond. A window [start, end] is read as the rollups of the
  * whole days and hours from the first hour boundary at or after `start` to the end of the hour
- * holding `end`, plus the usage rows of the partial first hour (start up to that boundary), minus
- * the usage rows of the last hour that come after `end`. A window ending now has nothing after
+ * holding `end`, and the usage rows of those hours still pending (not rolled up yet), plus the
+ * usage rows of the partial first hour (start up to that boundary), minus the usage rows of the
+ * last hour that come after `end` (pending or not: a pending one was added with its hour). A window ending now has nothing after
  * its end, so it reads rollups and one partial hour of usage rows at most (through the (app,
  * time) indexes); a window inside one hour that does not start on it is read from usage rows.
  *
@@ -24,7 +25,7 @@ const DAY_MS = 24 * HOUR_MS;
 export interface UsageWindowParts {
   /** Usage rows added: `start <= created_at < headEnd`, and `created_at <= end`. */
   headEnd: string;
-  /** Usage rows taken away: `end < created_at < tailEnd`. */
+  /** Usage rows taken away: `end < created_at < tailEnd`. Pending rows added: `headEnd <= created_at < tailEnd`. */
   tailEnd: string;
   /** Rollup hours `fromHour <= hour < toHour`… */
   fromHour: string;

@@ -5,7 +5,8 @@ import { timeOrderedId } from '../../server/ids.js';
 import { openDatabase } from '../../server/store/sqlite/database.js';
 import { createHolds } from '../../server/store/sqlite/holds.js';
 import { createLedger } from '../../server/store/sqlite/ledger.js';
-import { createGroupUsageWriter } from '../../server/store/sqlite/usage-rows.js';
+import { createGroupUsageWriter, createUsageRoller } from '../../server/store/sqlite/usage-rows.js';
+import { ROLL_BATCH } from '../../server/store/rollup-schedule.js';
 import type { UsageEvent } from '../../server/store/types.js';
 import { tempHome } from './lib/processes.js';
 import { printTable } from './lib/table.js';
@@ -15,14 +16,17 @@ const PREFILL = Number(process.env.BENCH_SETTLED_ROWS ?? 300_000);
 const MEASURED = 22_000;
 /** Settlements a group commits together: about what gateway-load's 32 connections make. */
 const GROUP = 11;
+/** Groups between two rolls of the pending rows into the rollups: about what the server's schedule does at that load. */
+const GROUPS_A_ROLL = 20;
 
 /** The request ids svc made before: random, so each lands on a page of its own in the indexes keyed by it. */
 const randomRequestId = () => `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
 /**
  * What a settlement writes on SQLite, keyed by its request id: the usage row (unique by request
- * id), the ledger entry (unique by `usage:<request id>`), the balance, and the group's rollups —
- * the store's own statements, in groups as the metering store commits them.
+ * id), the ledger entry (unique by `usage:<request id>`) and the balance — the store's own
+ * statements, in groups as the metering store commits them — and the rolls that add the rows to
+ * the rollups.
  */
 function measure(dir: string, requestId: () => string): { cpuUs: number; wallUs: number } {
   const file = join(dir, `settle-${randomUUID()}.db`);
@@ -30,6 +34,7 @@ function measure(dir: string, requestId: () => string): { cpuUs: number; wallUs:
   try {
     const ledger = createLedger(db, createHolds());
     const usage = createGroupUsageWriter(db);
+    const roll = createUsageRoller(db);
     const accountId = ledger.openAccount();
     db.prepare('UPDATE accounts SET balance_micro = ? WHERE id = ?').run(Number.MAX_SAFE_INTEGER, accountId);
     const at = new Date().toISOString();
@@ -56,12 +61,18 @@ function measure(dir: string, requestId: () => string): { cpuUs: number; wallUs:
       ledger.charge(accountId, { amountMicro: -780, kind: 'inference', idempotencyKey: `usage:${row.requestId}`, reference: 'fake/gpt-fake', at });
       return id as number;
     };
-    const group = db.transaction((size: number) => usage.addToRollups(Array.from({ length: size }, settle)));
-    for (let done = 0; done < PREFILL; done += 10_000) group(Math.min(10_000, PREFILL - done));
+    const group = db.transaction((size: number) => Array.from({ length: size }, settle));
+    for (let done = 0; done < PREFILL; done += 10_000) {
+      group(Math.min(10_000, PREFILL - done));
+      while (roll(ROLL_BATCH) === ROLL_BATCH);
+    }
     db.pragma('wal_checkpoint(TRUNCATE)');
     const cpu = process.cpuUsage();
     const started = process.hrtime.bigint();
-    for (let done = 0; done < MEASURED; done += GROUP) group(GROUP);
+    for (let done = 0, groups = 1; done < MEASURED; done += GROUP, groups++) {
+      group(GROUP);
+      if (groups % GROUPS_A_ROLL === 0) roll(ROLL_BATCH);
+    }
     const wall = Number(process.hrtime.bigint() - started) / 1e3;
     const used = process.cpuUsage(cpu);
     return { cpuUs: (used.user + used.system) / MEASURED, wallUs: wall / MEASURED };

@@ -15,14 +15,17 @@ import { freshSchema, testDatabaseUrl } from './postgres.js';
 export interface Backend {
   name: 'sqlite' | 'postgres';
   /** A new, empty, migrated store; `close()` closes it and gives its database back. */
-  open(): Promise<{ store: Store; close(): Promise<void> }>;
+  open(options?: StoreOptions): Promise<{ store: Store; close(): Promise<void> }>;
 }
+
+/** What a case may set of the store it opens. */
+type StoreOptions = Pick<NonNullable<Parameters<typeof openStore>[1]>, 'rollAfterMs'>;
 
 const sqlite: Backend = {
   name: 'sqlite',
-  async open() {
+  async open(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'svc-store-'));
-    const store = await openStore(join(dir, 'svc.db'));
+    const store = await openStore(join(dir, 'svc.db'), options);
     return {
       store,
       close: async () => {
@@ -35,9 +38,9 @@ const sqlite: Backend = {
 
 const postgresBackend: Backend = {
   name: 'postgres',
-  async open() {
+  async open(options = {}) {
     const schema = await freshSchema();
-    const store = await openStore(schema.url, { poolSize: 4 });
+    const store = await openStore(schema.url, { poolSize: 4, ...options });
     return {
       store,
       close: async () => {

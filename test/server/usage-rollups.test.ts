@@ -253,7 +253,8 @@ describe('usage rollups', () => {
     const rows = await usageRows(t);
     expect(rows).toHaveLength(64);
     expect(new Set(rows.map((row) => row.created_at)).size).toBe(times.length);
-    // Every usage row is in its rollups, and nothing else is.
+    // Once rolled up, every usage row is in its rollups, and nothing else is.
+    await t.server.store.usage.rollUp();
     await expectRollupsOf(t, rows);
 
     const windows: [string, string][] = [

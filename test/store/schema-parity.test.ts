@@ -13,13 +13,16 @@ import { freshSchema, testDatabaseUrl } from '../helpers/postgres.js';
  * written for one backend and forgotten for the other fails here.
  */
 const BY_DESIGN = {
-  onlySqlite: {} as Record<string, string>,
+  onlySqlite: {
+    usage_rollup_mark: 'the last usage row in the rollups: one writer commits rows in the order of their ids (PostgreSQL lists the pending ones)',
+  } as Record<string, string>,
   onlyPostgres: {
     holds: 'holds of every instance, so another instance sees them (SQLite: in memory, one process)',
     instances: 'the instances alive, whose holds are released when one dies',
     leases: 'which instance runs a recurring task (SQLite: the one process always does)',
     rate_counters: 'rate-limit counters shared by the instances (SQLite: in memory)',
     breakers: 'circuit breakers shared by the instances (SQLite: in memory)',
+    usage_pending: 'the usage rows not in the rollups yet: instances commit rows in no order of their ids (SQLite keeps a mark)',
   } as Record<string, string>,
   /** Columns one backend has that the other does not, by table. */
   columns: {

@@ -10,7 +10,8 @@ import { createDevelopersRepository } from './developers.js';
 import { createAppsRepository } from './apps.js';
 import { createApiKeysRepository, createKeyCache } from './api-keys.js';
 import { createUsersRepository } from './users.js';
-import { createUsageRepository } from './usage.js';
+import { createUsageRepository, rollPending } from './usage.js';
+import { createRollSchedule } from '../rollup-schedule.js';
 import { createCreditsRepository } from './credits.js';
 import { createCheckoutRepository } from './checkout.js';
 import { createResponsesRepository } from './responses.js';
@@ -25,7 +26,10 @@ import { guarded } from './outage.js';
  * the same contract as SQLite, with everything that must be shared (holds, rate counters, the
  * billing clock's lease, who runs a background response) in the database.
  */
-export async function openPostgresStore(url: string, options: PostgresOptions & { now?: () => number } = {}): Promise<Store> {
+export async function openPostgresStore(
+  url: string,
+  options: PostgresOptions & { now?: () => number; log?: (line: string) => void; rollAfterMs?: number | null } = {},
+): Promise<Store> {
   const sql = await openPostgres(url, options);
   const instance = createInstance(sql, `inst_${randomUUID()}`);
   try {
@@ -39,14 +43,15 @@ export async function openPostgresStore(url: string, options: PostgresOptions & 
   const keyCache = createKeyCache();
   let closed = false;
   const rateCounters = createRateCounters(sql);
-  const metering = createMeteringRepository(sql, accounts, instance.instanceId, rateCounters);
+  const rolls = createRollSchedule((limit) => rollPending(sql, limit), { afterMs: options.rollAfterMs, log: options.log });
+  const metering = createMeteringRepository(sql, accounts, instance.instanceId, rateCounters, rolls.written);
   return {
     developers: guarded(createDevelopersRepository(sql)),
     apps: guarded(createAppsRepository(sql, ledger, accounts, keyCache)),
     apiKeys: guarded(createApiKeysRepository(sql, keyCache)),
     users: guarded(createUsersRepository(sql, ledger, accounts)),
     metering: guarded(metering),
-    usage: guarded(createUsageRepository(sql)),
+    usage: guarded(createUsageRepository(sql, rolls)),
     responses: guarded(createResponsesRepository(sql, instance.instanceId)),
     signingKeys: guarded(createSigningKeysRepository(sql)),
     text: guarded(createTextRepository(sql)),
@@ -65,6 +70,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions & 
       closed = true;
       // Settlements queued or being written are the money of requests already answered.
       await metering.drain();
+      await rolls.close();
       await instance.stop().catch(() => {});
       await sql.end({ timeout: 5 });
     },

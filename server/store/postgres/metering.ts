@@ -25,13 +25,15 @@ interface PendingSettle extends Settlement {
  * Metering shared by every instance: a hold is one conditional UPDATE of the account (balance
  * minus what is already held must cover it) plus its row in `holds`, in one statement, so no
  * interleaving of instances can reserve more than the balance. Settling removes the hold and
- * charges in one statement, with the ledger entry and the usage row.
+ * charges in one statement, with the ledger entry and the usage row. `written` hears of each
+ * group of settlements written (the rollup schedule).
  */
 export function createMeteringRepository(
   sql: Sql,
   accounts: Accounts,
   instanceId: string,
   rateCounters: RateCounter,
+  written: () => void = () => {},
 ): Store['metering'] & { drain(): Promise<void> } {
   /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
   async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null, keyId: string | null = null) {
@@ -208,9 +210,10 @@ export function createMeteringRepository(
   // Settlements queued in this turn of the event loop, grouped per account at its end (as
   // SQLite's group commit does): one statement per account, so a group locks one account row,
   // as a single settlement does. Should two groups still wait on each other through rows that
-  // accounts share (an app's usage rollups), PostgreSQL ends one and its settlements are tried
-  // again alone. Closing the store waits for the groups in flight, so no settlement is lost.
-  const settlements = createTurnGroups<null, PendingSettle>((_, items) => settleTogether(items));
+  // accounts share (an app key's rate counters, paid for by its users), PostgreSQL ends one and its
+  // settlements are tried again alone. Closing the store waits for the groups in flight, so no
+  // settlement is lost.
+  const settlements = createTurnGroups<null, PendingSettle>((_, items) => settleTogether(items).finally(written));
   const countedHolds = createCountedHolds(sql, instanceId);
 
   /**

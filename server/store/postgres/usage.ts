@@ -1,6 +1,7 @@
 import type { Query, Sql } from './database.js';
-import { USAGE_ROLLUPS, TOTAL_COLUMNS, addToRollupSql, rowTotals, sumTotals, totalsOf, usageColumns } from '../usage-rollups.js';
+import { PENDING_ROWS, USAGE_ROLLUPS, TOTAL_COLUMNS, addToRollupSql, rowTotals, sumTotals, totalsOf, usageColumns } from '../usage-rollups.js';
 import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
+import type { RollSchedule } from '../rollup-schedule.js';
 import type { Store, UsageEvent, UsageFilter, UsageTotals } from '../types.js';
 
 // SUM of a BIGINT is NUMERIC in PostgreSQL (a string to postgres.js): cast back to BIGINT so the
@@ -35,8 +36,26 @@ const USAGE_COLUMN_TYPES = [
 
 const USAGE_COLUMNS = USAGE_COLUMN_TYPES.map(([column]) => column).join(', ');
 
-/** The rollups' CTEs, added to from the `usage_row` CTE: the same text for every statement, built once. */
-const ROLLUP_CTES = USAGE_ROLLUPS.map((rollup, i) => `, usage_rollup_${i} AS (${addToRollupSql(rollup, 'usage_row', 'r')})`).join('');
+/** The rollups' CTEs, added to from the `rolled` CTE's usage rows: the same text every time, built once. */
+const ROLLUP_CTES = USAGE_ROLLUPS.map((rollup, i) => `, usage_rollup_${i} AS (${addToRollupSql(rollup, 'rolled', 'r')})`).join('');
+
+/**
+ * Moves at most `limit` pending rows, oldest first, into the rollups and off the list, in one
+ * statement; answers how many. Rows another instance is rolling are skipped (each roll takes rows
+ * of its own), and the rollups are written in key order (usage-rollups.ts), so two rolls never
+ * wait on each other in a cycle.
+ */
+export async function rollPending(sql: Sql, limit: number): Promise<number> {
+  const [row] = await sql<{ taken: number }[]>`
+    WITH taken AS (
+      DELETE FROM usage_pending WHERE id IN (SELECT id FROM usage_pending ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING id
+    ), rolled AS (
+      SELECT u.* FROM usage_events u JOIN taken USING (id)
+    )${sql.unsafe(ROLLUP_CTES)}
+    SELECT COUNT(*)::int AS taken FROM taken`;
+  return row?.taken ?? 0;
+}
 
 /** A usage row as a statement takes it from JSON (`usageRecords`); what was charged comes from the statement. */
 export const usageRecord = (event: UsageEvent, costMicro: number) => usageColumns(event, { costMicro, chargedMicro: null }, event.livemode);
@@ -55,10 +74,10 @@ export const usageRecords = (q: Query, records: UsageRecord[], extra = '') =>
   q`jsonb_to_recordset(${q.json(records)}) AS t(${q.unsafe(`${extra}${extra ? ', ' : ''}${USAGE_RECORD_COLUMNS}`)})`;
 
 /**
- * The usage rows of the CTE `from` (`usageRecord`'s columns and `charged`, what was charged) and
- * their additions to the rollups the reports read (usage-rollups.ts, summed by key), as CTEs of
- * the caller's statement (`WITH …, ${usageWrites(…)} SELECT …`): written by the statement that
- * settles them. A request has one usage row: one written already (a settlement retried) is left.
+ * The usage rows of the CTE `from` (`usageRecord`'s columns and `charged`, what was charged),
+ * listed as pending for the rollups the reports read (usage-rollups.ts), as CTEs of the caller's
+ * statement (`WITH …, ${usageWrites(…)} SELECT …`): written by the statement that settles them.
+ * A request has one usage row: one written already (a settlement retried) is left.
  */
 export function usageWrites(from: string): string {
   const values = USAGE_COLUMN_TYPES.map(([column]) => (column === 'charged_micro' ? 'charged' : column)).join(', ');
@@ -67,8 +86,10 @@ export function usageWrites(from: string): string {
       INSERT INTO usage_events (${USAGE_COLUMNS})
       SELECT ${values} FROM ${from}
       ON CONFLICT (request_id) DO NOTHING
-      RETURNING *
-    )${ROLLUP_CTES}`;
+      RETURNING id, request_id
+    ), usage_listed AS (
+      INSERT INTO usage_pending (id) SELECT id FROM usage_row
+    )`;
 }
 
 const IN_WINDOW = 'HAVING SUM(requests) > 0';
@@ -77,11 +98,12 @@ const IN_WINDOW = 'HAVING SUM(requests) > 0';
  * Usage reports, with SQLite's ordering: text sorts by bytes (COLLATE "C", whatever the
  * database's collation) and a null address sorts first, as it does in SQLite. Each reads a
  * window's usage of one app in one mode as rollup-shaped rows: the rollups of its whole days and
- * hours to the end of its last hour, the usage rows of its partial first hour, and, negated, the
- * usage rows of its last hour after its end (usage-window.ts). A group whose requests add up to
- * none had no row in the window.
+ * hours to the end of its last hour and the usage rows of those hours not rolled up yet, the usage
+ * rows of its partial first hour, and, negated, the usage rows of its last hour after its end
+ * (usage-window.ts). A group whose requests add up to none had no row in the window. The rows
+ * written (the refusals') are rolled up by `rolls`.
  */
-export function createUsageRepository(sql: Sql): Store['usage'] {
+export function createUsageRepository(sql: Sql, rolls: Pick<RollSchedule, 'written' | 'now'>): Store['usage'] {
   const totalColumns = sql.unsafe(TOTAL_COLUMNS);
   const inWindow = sql.unsafe(IN_WINDOW);
   const sums = sql.unsafe(SUMS);
@@ -89,13 +111,18 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
   // A null address reports on the whole app; otherwise on one user of it.
   const ofAddress = (filter: UsageFilter) => sql`(${filter.address ?? null}::text IS NULL OR address = ${filter.address ?? null}::text)`;
 
-  /** The usage rows of the window's partial first hour, and those of its last hour after its end, negated. */
+  /**
+   * The usage rows of the window's partial first hour, those of its rollup hours not rolled up
+   * yet, and those of its last hour after its end, negated.
+   */
   const edges = (filter: UsageFilter, columns: ReturnType<typeof sql.unsafe>) => {
     const { headEnd, tailEnd } = splitUsageWindow(filter);
     return sql`
       SELECT ${columns}, ${sql.unsafe(rowTotals())} FROM usage_events
         WHERE ${ofApp(filter)} AND ${ofAddress(filter)}
           AND created_at >= ${filter.start} AND created_at < ${headEnd} AND created_at <= ${filter.end}
+      UNION ALL SELECT ${columns}, ${sql.unsafe(rowTotals())} FROM usage_events
+        WHERE ${sql.unsafe(PENDING_ROWS.postgres)} AND ${ofApp(filter)} AND ${ofAddress(filter)} AND created_at >= ${headEnd} AND created_at < ${tailEnd}
       UNION ALL SELECT ${columns}, ${sql.unsafe(rowTotals('-'))} FROM usage_events
         WHERE ${ofApp(filter)} AND ${ofAddress(filter)} AND created_at > ${filter.end} AND created_at < ${tailEnd}`;
   };
@@ -131,7 +158,9 @@ export function createUsageRepository(sql: Sql): Store['usage'] {
     async record(event) {
       // Nothing was charged: a refused request moves no money.
       await sql`WITH refusal AS (SELECT *, 0::bigint AS charged FROM ${usageRecords(sql, [usageRecord(event, 0)])}), ${sql.unsafe(usageWrites('refusal'))} SELECT 1`;
+      rolls.written();
     },
+    rollUp: rolls.now,
 
     async byModel(filter) {
       const rows = await sql<(UsageTotals & { provider: string; model: string })[]>`

@@ -13,6 +13,8 @@ import { createApiKeysRepository } from './api-keys.js';
 import { createUsersRepository } from './users.js';
 import { createMeteringRepository } from './metering.js';
 import { createUsageRepository } from './usage.js';
+import { createUsageRoller } from './usage-rows.js';
+import { createRollSchedule } from '../rollup-schedule.js';
 import { createResponsesRepository } from './responses.js';
 import { createTextRepository } from './text.js';
 import { createSigningKeysRepository } from './signing-keys.js';
@@ -23,6 +25,8 @@ export interface SqliteStoreOptions {
   synchronous?: Synchronous;
   /** Settlement groups committed before a worker takes over checkpointing (checkpointer.ts). */
   checkpointInBackgroundAfter?: number;
+  /** How long written usage rows wait to be rolled up (rollup-schedule.ts); null: only when asked. */
+  rollAfterMs?: number | null;
   log?: (line: string) => void;
 }
 
@@ -41,7 +45,11 @@ export function createSqliteStore(file: string, options: SqliteStoreOptions = {}
   const keyCache = new Map();
   const accounts = createAccounts(db);
   const rateCounters = createRateCounters();
-  const metering = createMeteringRepository(db, ledger, holds, accounts, rateCounters, checkpointing.committed);
+  const rolls = createRollSchedule(createUsageRoller(db), { afterMs: options.rollAfterMs, log: options.log });
+  const metering = createMeteringRepository(db, ledger, holds, accounts, rateCounters, () => {
+    checkpointing.committed();
+    rolls.written();
+  });
   const insertDeveloper = db.prepare('INSERT INTO developers (id, name, created_at) VALUES (@id, @name, @createdAt)');
   const countDevelopers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM developers');
   const listDevelopers = db.prepare<[], { id: string; name: string; created_at: string; apps: number }>(
@@ -66,7 +74,7 @@ export function createSqliteStore(file: string, options: SqliteStoreOptions = {}
     apiKeys: createApiKeysRepository(db, holds, keyCache),
     users: createUsersRepository(db, ledger, holds, accounts),
     metering,
-    usage: createUsageRepository(db),
+    usage: createUsageRepository(db, rolls),
     coordination: createCoordination(),
     rateCounters,
     breakers: createMemoryBreakers(),
@@ -82,6 +90,7 @@ export function createSqliteStore(file: string, options: SqliteStoreOptions = {}
     async close() {
       if (!db.open) return;
       metering.flushPending();
+      await rolls.close();
       await checkpointing.close();
       db.close();
     },

@@ -121,15 +121,13 @@ export function createMeteringRepository(
   /**
    * One settlement: charge what the balance allows (never below zero), usage row, user spend.
    * The usage row is written first: a request that has one was settled already, and a second
-   * settlement of it moves nothing and answers the stored charge. Its rollups are the group's
-   * to add (flush): `rowId` names the row written.
+   * settlement of it moves nothing and answers the stored charge.
    */
-  const settleOne = db.transaction((item: PendingSettle): { charged: number; rowId: number | null } => {
+  const settleOne = db.transaction((item: PendingSettle): number => {
     // What the balance allows beside the other holds (this request's own is ending).
     const available = Math.max(0, balanceOf(item.accountId) - Math.max(0, holds.of(item.accountId) - item.heldMicro));
     const charged = Math.min(item.costMicro, available);
-    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check). Its
-    // hourly rollups are added with the group's (flush).
+    // Both what it cost and what was charged: a shortfall stays visible (svc serve --check).
     let rowId: number | null;
     try {
       rowId = usageRows.insert(item.usage, item.costMicro, charged);
@@ -137,7 +135,7 @@ export function createMeteringRepository(
       endHold(item);
       throw error;
     }
-    if (rowId === null) return { charged: storedCharge.get(item.usage.requestId)?.charged_micro ?? 0, rowId };
+    if (rowId === null) return storedCharge.get(item.usage.requestId)?.charged_micro ?? 0;
     // The caller's tokens count against its rate limit with the settlement (in memory: one process).
     if (item.tokens) rateCounters.addNow(item.tokens.key, item.tokens.windowStart, item.tokens.tokens);
     // The hold ends as its charge is written, not before: until then no other request may
@@ -156,25 +154,20 @@ export function createMeteringRepository(
       if (key !== undefined && item.usage.keyId) addKeySpend.run(charged, item.usage.keyId, key);
       if (user !== undefined && item.usage.address) addUserBudgetSpend.run(charged, item.usage.appUuid, item.usage.address, user);
     }
-    return { charged, rowId };
+    return charged;
   });
 
   type Settled = { ok: true; charged: number } | { ok: false; error: unknown };
   /** One group in one transaction (made once: better-sqlite3 builds a wrapper per call of db.transaction). */
   const settleGroup = db.transaction((batch: PendingSettle[], results: Settled[]) => {
-    const written: number[] = [];
     for (const item of batch) {
       // A nested transaction is a savepoint: a failure rolls back this item only.
       try {
-        const settled = settleOne(item);
-        if (settled.rowId !== null) written.push(settled.rowId);
-        results.push({ ok: true, charged: settled.charged });
+        results.push({ ok: true, charged: settleOne(item) });
       } catch (error) {
         results.push({ ok: false, error });
       }
     }
-    // The rows the group wrote, added to the rollups in one statement each.
-    usageRows.addToRollups(written);
   });
 
   let queue: PendingSettle[] = [];

@@ -652,4 +652,17 @@ export const migrations: Migration[] = [
     name: 'one usage row per request: a retried settlement writes nothing twice (PostgreSQL 13)',
     sql: oneUsageRowPerRequestSql,
   },
+  {
+    version: 25,
+    name: 'usage rows reach the rollups in batches: the last row rolled up (PostgreSQL 14)',
+    sql: `
+      -- One writer commits usage rows in the order of their ids, and none is ever deleted (so no
+      -- id is used again): the rows after the mark are exactly those not rolled up yet. Every row
+      -- there is now is in the rollups.
+      CREATE TABLE usage_rollup_mark (rolled_through INTEGER NOT NULL);
+      INSERT INTO usage_rollup_mark (rolled_through) SELECT COALESCE(MAX(id), 0) FROM usage_events;
+      CREATE TRIGGER usage_events_no_delete BEFORE DELETE ON usage_events
+        BEGIN SELECT RAISE(ABORT, 'usage rows are kept: the rollups count them by id'); END;
+    `,
+  },
 ];

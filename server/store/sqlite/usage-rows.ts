@@ -1,10 +1,11 @@
 import type { Db } from './database.js';
-import { USAGE_ROLLUPS, addToRollupSql, usageColumns } from '../usage-rollups.js';
+import { PENDING_ROWS, USAGE_ROLLUPS, addToRollupSql, usageColumns } from '../usage-rollups.js';
 import type { UsageEvent } from '../types.js';
 
 /**
- * Writing usage: each usage row is inserted together with its additions to the rollups the
- * reports read (usage-rollups.ts), in the caller's transaction, so they never disagree.
+ * Writing usage: each usage row is inserted in the caller's transaction, pending, and added to the
+ * rollups the reports read by a later roll (usage-rollups.ts), which moves the mark past it in the
+ * same transaction: a row is in the rollups or after the mark, never both, never neither.
  */
 
 /** The one INSERT of a usage row (the usage-report benchmark fills a database with it too); its parameters are `usageRowParams`'. */
@@ -20,43 +21,44 @@ export const insertUsageSql = `INSERT INTO usage_events (request_id, app_uuid, l
 export const usageRowParams = (row: UsageEvent, charge: { costMicro: number; chargedMicro: number | null }) => usageColumns(row, charge, row.livemode ? 1 : 0);
 
 /**
- * Writes one usage row and its rollups; run it inside a transaction. False, writing nothing, when
- * the request has its row already (a request has one).
+ * Writes one usage row, pending; run it inside a transaction. False, writing nothing, when the
+ * request has its row already (a request has one).
  */
 export function createUsageWriter(db: Db): (row: UsageEvent, chargedMicro: number) => boolean {
   const rows = createGroupUsageWriter(db);
-  return (row, chargedMicro) => {
-    const id = rows.insert(row, row.costMicro, chargedMicro);
-    if (id === null) return false;
-    rows.addToRollups([id]);
-    return true;
-  };
+  return (row, chargedMicro) => rows.insert(row, row.costMicro, chargedMicro) !== null;
 }
 
-/**
- * Usage rows written one by one and added to the rollups together (a settlement group: one
- * statement per rollup for the whole group, not one per row). Both inside the caller's
- * transaction, so rows and rollups never disagree.
- */
+/** Usage rows written one by one (a settlement group), inside the caller's transaction. */
 export function createGroupUsageWriter(db: Db) {
   const insert = db.prepare(insertUsageSql);
-  // The rows just inserted, read back by their ids: the rollups take their values from their columns.
-  const addOne = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id = @id')));
-  const addMany = USAGE_ROLLUPS.map((rollup) => db.prepare(addToRollupSql(rollup, 'usage_events WHERE id IN (SELECT value FROM json_each(@ids))')));
   return {
     /** The new row's id, or null (nothing written) when the request has its row already. */
     insert(row: UsageEvent, costMicro: number, chargedMicro: number): number | null {
       const inserted = insert.run(usageRowParams(row, { costMicro, chargedMicro }));
       return inserted.changes === 0 ? null : Number(inserted.lastInsertRowid);
     },
-    /** Adds the rows of `ids` (each once) to every rollup. */
-    addToRollups(ids: readonly number[]) {
-      if (ids.length === 0) return;
-      if (ids.length === 1) for (const add of addOne) add.run({ id: ids[0] });
-      else {
-        const list = JSON.stringify(ids);
-        for (const add of addMany) add.run({ ids: list });
-      }
-    },
   };
+}
+
+/**
+ * Adds at most `limit` pending rows, oldest first, to the rollups and moves the mark past them, in
+ * one transaction; answers how many.
+ */
+export function createUsageRoller(db: Db): (limit: number) => number {
+  const batch = db.prepare<[number], { last: number | null; rows: number }>(
+    `SELECT MAX(id) AS last, COUNT(*) AS rows FROM (
+       SELECT id FROM usage_events WHERE ${PENDING_ROWS.sqlite} ORDER BY id LIMIT ?)`,
+  );
+  const add = USAGE_ROLLUPS.map((rollup) =>
+    db.prepare<{ last: number }>(addToRollupSql(rollup, `usage_events WHERE ${PENDING_ROWS.sqlite} AND id <= @last`)),
+  );
+  const mark = db.prepare<{ last: number }>('UPDATE usage_rollup_mark SET rolled_through = @last');
+  return db.transaction((limit: number) => {
+    const { last, rows } = batch.get(limit) ?? { last: null, rows: 0 };
+    if (last === null) return 0;
+    for (const statement of add) statement.run({ last });
+    mark.run({ last });
+    return rows;
+  });
 }

@@ -1,23 +1,30 @@
 import type { Db } from './database.js';
 import { createUsageWriter } from './usage-rows.js';
-import { TOTAL_COLUMNS, rowTotals, sumTotals, totalsOf } from '../usage-rollups.js';
+import { PENDING_ROWS, TOTAL_COLUMNS, rowTotals, sumTotals, totalsOf } from '../usage-rollups.js';
 import { DAY_KEY_LENGTH, HOUR_KEY_LENGTH, splitUsageWindow } from '../usage-window.js';
+import type { RollSchedule } from '../rollup-schedule.js';
 import type { Store, UsageFilter, UsageTotals } from '../types.js';
 
 /*
  * Each report reads a window's usage of one app in one mode as rollup-shaped rows (some columns,
- * then the totals): the rollups of its whole days and hours to the end of its last hour, the usage
- * rows of its partial first hour, and, negated, the usage rows of its last hour after its end
- * (usage-window.ts). A group whose requests add up to none had no row in the window.
+ * then the totals): the rollups of its whole days and hours to the end of its last hour and the
+ * usage rows of those hours not rolled up yet, the usage rows of its partial first hour, and,
+ * negated, the usage rows of its last hour after its end (usage-window.ts). A group whose
+ * requests add up to none had no row in the window.
  */
 const OF_APP = 'app_uuid = @appUuid AND livemode = @livemode';
 // `@address IS NULL` reports on the whole app; otherwise on one user of it.
 const OF_ADDRESS = '(@address IS NULL OR address = @address)';
 
-/** The usage rows of the window's partial first hour, and those of its last hour after its end, negated. */
+/**
+ * The usage rows of the window's partial first hour, those of its rollup hours not rolled up yet,
+ * and those of its last hour after its end, negated.
+ */
 const edges = (columns: string) => `
   SELECT ${columns}, ${rowTotals()} FROM usage_events
     WHERE ${OF_APP} AND ${OF_ADDRESS} AND created_at >= @start AND created_at < @headEnd AND created_at <= @end
+  UNION ALL SELECT ${columns}, ${rowTotals()} FROM usage_events
+    WHERE ${PENDING_ROWS.sqlite} AND ${OF_APP} AND ${OF_ADDRESS} AND created_at >= @headEnd AND created_at < @tailEnd
   UNION ALL SELECT ${columns}, ${rowTotals('-')} FROM usage_events
     WHERE ${OF_APP} AND ${OF_ADDRESS} AND created_at > @end AND created_at < @tailEnd`;
 
@@ -52,7 +59,8 @@ const params = (filter: UsageFilter) => ({
   ...splitUsageWindow(filter),
 });
 
-export function createUsageRepository(db: Db): Store['usage'] {
+/** Usage reports, and the rows written (the refusals'), rolled up by `rolls`. */
+export function createUsageRepository(db: Db, rolls: Pick<RollSchedule, 'written' | 'now'>): Store['usage'] {
   const hourlyReports = (source: string) => ({
     byModel: db.prepare<Record<string, unknown>, UsageTotals & { provider: string; model: string }>(
       `SELECT provider, model, ${SUMS} FROM ${source} GROUP BY provider, model ${IN_WINDOW} ORDER BY "chargedMicro" DESC, provider, model`,
@@ -76,8 +84,9 @@ export function createUsageRepository(db: Db): Store['usage'] {
 
   return {
     async record(event) {
-      write(event, 0);
+      if (write(event, 0)) rolls.written();
     },
+    rollUp: rolls.now,
     async byModel(filter) {
       return reportsOf(filter)
         .byModel.all(params(filter))

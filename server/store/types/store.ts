@@ -114,6 +114,11 @@ export interface Store {
     byBucket(filter: UsageFilter, granularity: 'day' | 'hour'): Promise<(UsageTotals & { bucket: string })[]>;
     /** Totals per user, most credits first; requests made with API keys count as address null. */
     byUser(filter: UsageFilter, page: Page): Promise<PageOf<UsageTotals & { address: string | null }>>;
+    /**
+     * Adds every usage row written so far to the rollups now. The store does so on its own a
+     * moment after they are written (rollup-schedule.ts), and reports count rows either way.
+     */
+    rollUp(): Promise<void>;
   };
   readonly responses: {
     put(response: StoredResponse): Promise<void>;

@@ -39,7 +39,7 @@ export interface FilledUsage {
  * days before `now` (so the reports' default window covers them all): half for the owner's app
  * (two fifths by its keys, the rest by 200 users), half for nine other apps; four models; a few
  * refusals and errors; half of each input read from the prompt cache. Then builds the rollups the
- * way migration 23 does (its backfill statement).
+ * way migration 23 does (its backfill statement), every row in them.
  */
 export function fillUsage(file: string, rows: number, now: number): FilledUsage {
   const db = new Database(file);
@@ -98,6 +98,8 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
     db.transaction(() => {
       for (const table of ROLLUP_TABLES) db.exec(`DELETE FROM ${table}`);
       db.exec(backfillUsageRollupsSql);
+      // Every row is in the rollups now: none is pending (usage-rollups.ts).
+      db.exec('UPDATE usage_rollup_mark SET rolled_through = (SELECT COALESCE(MAX(id), 0) FROM usage_events)');
     })();
     const backfilled = performance.now();
     db.pragma('wal_checkpoint(TRUNCATE)');
