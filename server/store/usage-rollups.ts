@@ -148,7 +148,8 @@ export function addToRollupSql(rollup: Rollup, source: string, alias: '' | 'r' =
  */
 export const PENDING_ROWS = {
   sqlite: 'id > (SELECT rolled_through FROM usage_rollup_mark)',
-  postgres: 'id IN (SELECT id FROM usage_pending)',
+  // An array, not a semi-join: the few pending rows are looked up by id, never found by scanning a window's rows.
+  postgres: 'id = ANY (ARRAY(SELECT id FROM usage_pending))',
 } as const;
 
 /** Builds a rollup from every usage row, into an empty table: the backfill's statement. */

@@ -17,13 +17,14 @@ const OF_APP = 'app_uuid = @appUuid AND livemode = @livemode';
 const OF_ADDRESS = '(@address IS NULL OR address = @address)';
 
 /**
- * The usage rows of the window's partial first hour, those of its rollup hours not rolled up yet,
- * and those of its last hour after its end, negated.
+ * The usage rows of the window's partial first hour, those of its rollup hours not rolled up yet
+ * (by id, NOT INDEXED: the few after the mark, never a scan of the window's rows by time), and
+ * those of its last hour after its end, negated.
  */
 const edges = (columns: string) => `
   SELECT ${columns}, ${rowTotals()} FROM usage_events
     WHERE ${OF_APP} AND ${OF_ADDRESS} AND created_at >= @start AND created_at < @headEnd AND created_at <= @end
-  UNION ALL SELECT ${columns}, ${rowTotals()} FROM usage_events
+  UNION ALL SELECT ${columns}, ${rowTotals()} FROM usage_events NOT INDEXED
     WHERE ${PENDING_ROWS.sqlite} AND ${OF_APP} AND ${OF_ADDRESS} AND created_at >= @headEnd AND created_at < @tailEnd
   UNION ALL SELECT ${columns}, ${rowTotals('-')} FROM usage_events
     WHERE ${OF_APP} AND ${OF_ADDRESS} AND created_at > @end AND created_at < @tailEnd`;
