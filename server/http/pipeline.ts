@@ -11,7 +11,7 @@ import type { Handler, HandlerTable } from '../handlers/types.js';
 import type { Services } from '../services/index.js';
 import { ClientClosedError, parseJsonBody, readBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
-import { formatEvent, type SseEvent } from '../../src/contract/sse.js';
+import { formatEvent } from '../../src/contract/sse.js';
 import { eventsOf, SseReply } from '../streams.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { handleSandboxPage, isSandboxPage } from './sandbox-pages.js';
@@ -123,9 +123,7 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
       }
       // once() removes its listeners whichever way the wait ends: a long stream to a slow reader
       // waits thousands of times on the same response.
-      const events = eventsOf(next.value);
-      const text = events.length === 1 ? formatEvent(events[0] as SseEvent) : events.map(formatEvent).join('');
-      if (!res.write(text)) await once(res, 'drain', { signal: closed }).catch(() => {});
+      if (!res.write(eventsOf(next.value).map(formatEvent).join(''))) await once(res, 'drain', { signal: closed }).catch(() => {});
     }
   } finally {
     clearImmediate(flushHeaders);

@@ -26,8 +26,10 @@ export function createRollSchedule(
   // Rolls follow one another on this chain, which never rejects.
   let rolled: Promise<void> = Promise.resolve();
 
+  // Batch after batch; between two the event loop runs (a SQLite roll holds it while it writes),
+  // so a long list left by a failing stretch never stalls the requests being served.
   const rollAll = async () => {
-    while ((await roll(ROLL_BATCH)) === ROLL_BATCH);
+    while ((await roll(ROLL_BATCH)) === ROLL_BATCH) await new Promise<void>((resolve) => setImmediate(resolve));
   };
   const rollNext = () => {
     rolled = rolled.then(rollAll).then(

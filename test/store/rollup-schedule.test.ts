@@ -30,6 +30,9 @@ it('rolls up a while after a write, batch after batch until the list is short, a
   await vi.advanceTimersByTimeAsync(ROLL_AFTER_MS - 1);
   expect(list.rolls).toBe(0);
   await vi.advanceTimersByTimeAsync(1);
+  expect(list.rolls).toBe(1);
+  // The next batches, each after a turn of the event loop.
+  await vi.runAllTimersAsync();
   expect(list).toMatchObject({ pending: 0, rolls: 3 });
   // Nothing written since: no roll.
   await vi.advanceTimersByTimeAsync(10 * ROLL_AFTER_MS);
@@ -66,4 +69,17 @@ it('with no delay set (null), rolls only when asked', async () => {
   expect(list.rolls).toBe(0);
   await rolls.now();
   expect(list).toMatchObject({ pending: 0, rolls: 1 });
+});
+
+it('lets the event loop run between two batches: a long list never holds it for all its rolls', async () => {
+  vi.useRealTimers();
+  const order: string[] = [];
+  const { roll } = pendingList(2 * ROLL_BATCH + 5);
+  const rolls = createRollSchedule((limit) => {
+    order.push('roll');
+    return roll(limit);
+  }, { afterMs: null });
+  setImmediate(() => order.push('event loop'));
+  await rolls.now();
+  expect(order).toEqual(['roll', 'event loop', 'roll', 'roll']);
 });

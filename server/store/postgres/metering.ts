@@ -33,7 +33,7 @@ export function createMeteringRepository(
   accounts: Accounts,
   instanceId: string,
   rateCounters: RateCounter,
-  written: () => void = () => {},
+  written: () => void,
 ): Store['metering'] & { drain(): Promise<void> } {
   /** The conditional reservation, and the hold's row; false when the balance cannot cover it. */
   async function reserve(q: Query, accountId: number, amountMicro: number, requestId: string, cappedAddress: string | null, keyId: string | null = null) {

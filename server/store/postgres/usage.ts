@@ -35,6 +35,8 @@ const USAGE_COLUMN_TYPES = [
 ] as const;
 
 const USAGE_COLUMNS = USAGE_COLUMN_TYPES.map(([column]) => column).join(', ');
+/** What `usageWrites` inserts into those columns: a record's, with what the statement charged. */
+const USAGE_VALUES = USAGE_COLUMN_TYPES.map(([column]) => (column === 'charged_micro' ? 'charged' : column)).join(', ');
 
 /** The rollups' CTEs, added to from the `rolled` CTE's usage rows: the same text every time, built once. */
 const ROLLUP_CTES = USAGE_ROLLUPS.map((rollup, i) => `, usage_rollup_${i} AS (${addToRollupSql(rollup, 'rolled', 'r')})`).join('');
@@ -80,11 +82,10 @@ export const usageRecords = (q: Query, records: UsageRecord[], extra = '') =>
  * A request has one usage row: one written already (a settlement retried) is left.
  */
 export function usageWrites(from: string): string {
-  const values = USAGE_COLUMN_TYPES.map(([column]) => (column === 'charged_micro' ? 'charged' : column)).join(', ');
   return `
     usage_row AS (
       INSERT INTO usage_events (${USAGE_COLUMNS})
-      SELECT ${values} FROM ${from}
+      SELECT ${USAGE_VALUES} FROM ${from}
       ON CONFLICT (request_id) DO NOTHING
       RETURNING id, request_id
     ), usage_listed AS (
