@@ -31,6 +31,9 @@ describe('scanChunk', () => {
       chunk([]),
       chunk([delta({ content: 'say "content": "no"' }), { index: 1, delta: { content: 'two' }, finish_reason: null }]),
       '{ "id" : "c" , "choices" : [ { "delta" : { "content" : "spaced" } } ] , "usage" : null }',
+      // Names inside the values read (their quotes escaped) are text, and the names after them are still read.
+      chunk([delta({ tool_calls: [{ index: 0, function: { arguments: '{"error":"usage","content":' } }] }), delta({ content: '"choices": []' })]),
+      chunk([delta({ content: 'back\\' }), delta({ reasoning: 'after a backslash' })]),
     ];
     for (const text of plain) expect(scanChunk(text), text).toEqual(parsedRead(text));
   });
@@ -46,6 +49,8 @@ describe('scanChunk', () => {
       chunk([delta({ reasoning_content: 'a', reasoning: 'b' })]),
       chunk([delta({ content: 'x', role: 'content' })]),
       '{"choices":[{"delta":{"content":"unterminated}}]}',
+      chunk([delta({ content: 'text' })], { usage: { total_tokens: 3 } }),
+      '{"choices":[{"delta":{"content":"bad \\x escape"}}]}',
     ];
     for (const text of others) expect(scanChunk(text), text).toBeNull();
   });
