@@ -8,9 +8,10 @@ import type { UsageFilter } from './types.js';
  * whole days and hours from the first hour boundary at or after `start` to the end of the hour
  * holding `end`, and the usage rows of those hours still pending (not rolled up yet), plus the
  * usage rows of the partial first hour (start up to that boundary), minus the usage rows of the
- * last hour that come after `end` (pending or not: a pending one was added with its hour). A window ending now has nothing after
- * its end, so it reads rollups and one partial hour of usage rows at most (through the (app,
- * time) indexes); a window inside one hour that does not start on it is read from usage rows.
+ * last hour that come after `end` (pending or not: a pending one was added with its hour). A
+ * window ending now has nothing after its end, so it reads rollups and one partial hour of usage
+ * rows at most (through the (app, time) indexes); a window inside one hour that does not start on
+ * it is read from usage rows.
  *
  * A row's hour is the first 13 characters of its RFC 3339 UTC time (`2026-03-01T12`), its day
  * the first 10 (`2026-03-01`): the keys of the reports' hour and day buckets.

@@ -83,3 +83,37 @@ it('lets the event loop run between two batches: a long list never holds it for 
   await rolls.now();
   expect(order).toEqual(['roll', 'event loop', 'roll', 'roll']);
 });
+
+it('a roll asked for waits for the scheduled one under way, and a scheduled one for it: one roll at a time', async () => {
+  let running = 0;
+  let most = 0;
+  const waiting: (() => void)[] = [];
+  const { list, roll } = pendingList(3);
+  // A roll that waits for the test to let it finish, as a statement waits for PostgreSQL's answer.
+  const rolls = createRollSchedule(async (limit) => {
+    running++;
+    most = Math.max(most, running);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    running--;
+    return roll(Math.min(limit, 1));
+  });
+  const letOneFinish = async () => {
+    waiting.shift()?.();
+    await vi.advanceTimersByTimeAsync(0);
+  };
+  rolls.written();
+  await vi.advanceTimersByTimeAsync(ROLL_AFTER_MS);
+  expect(running).toBe(1);
+  const asked = rolls.now();
+  await letOneFinish();
+  // The roll asked for runs now; a write schedules another, which must wait for it.
+  rolls.written();
+  await vi.advanceTimersByTimeAsync(ROLL_AFTER_MS);
+  expect(running).toBe(1);
+  await letOneFinish();
+  await asked;
+  await letOneFinish();
+  await letOneFinish();
+  expect(most).toBe(1);
+  expect(list.pending).toBe(0);
+});
