@@ -53,7 +53,9 @@ describe('keepScrollback: Ink redraws its live rows across a resize, and the scr
     expect((await resizedUnder(live, [100, 20], [50, 20], false)).lines).not.toEqual([...printed, 'the end']);
   });
 
-  it('narrowed, and a frame drawn before the program heard of it (a spinner tick while its SIGWINCH is on its way): no fragment stays', async () => {
+  // Under load, a streaming answer draws frame after frame at its old width before its SIGWINCH is
+  // handled: each is wrapped by the narrower terminal, and each must be erased as it really stands.
+  it.each([1, 2, 3])('narrowed, and %i frames drawn before the program heard of it (a spinner tick, deltas, while its SIGWINCH is on its way): no fragment stays', async (frames) => {
     const live = Array.from({ length: 4 }, (_, i) => `live ${i} ${'x'.repeat(80)}`);
     const early = async (guarded: boolean) => {
       terminal = headlessTerminal(100, 20);
@@ -63,7 +65,7 @@ describe('keepScrollback: Ink redraws its live rows across a resize, and the scr
       const app = render(<Drawn printed={printed} live={live} />, options);
       await terminal.settled();
       await terminal.resizeUnheard(50, 20);
-      app.rerender(<Drawn printed={printed} live={[...live.slice(0, 3), 'live 3 moved on']} />);
+      for (let frame = 1; frame <= frames; frame++) app.rerender(<Drawn printed={printed} live={[...live.slice(0, 3), `live 3 moved on ${frame} ${'y'.repeat(70)}`]} />);
       terminal.hear();
       app.rerender(<Drawn printed={printed} live={['the end']} />);
       app.unmount();

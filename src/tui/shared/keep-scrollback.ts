@@ -5,21 +5,20 @@ import { eraseRewrappedFrame } from './rewrap-erase.js';
 
 /**
  * Keeps Ink from damaging the scrollback when the terminal changes size under it: reads what Ink
- * writes to `stdout` (ink-writes.ts); on a resize, ahead of Ink, erases the rows its last frame
- * takes once the terminal has rewrapped it (rewrap-erase.ts); and turns Ink's clear of the whole
+ * writes to `stdout` (ink-writes.ts); ahead of each write of Ink's, erases the rows its last frame
+ * takes once a resized terminal has rewrapped it (rewrap-erase.ts); and turns Ink's clear of the whole
  * terminal (after a height shrink under a tall frame) into a redraw in place. Returns the undo.
  */
 export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
   let screen = EMPTY_SCREEN;
   const write = stdout.write;
-  // The width the terminal had when we last looked. It resizes (and rewraps its rows) before its
-  // SIGWINCH reaches us: a frame Ink writes in between (a spinner's tick, on a loaded machine)
-  // would erase rows by its old count. So each write first asks the terminal its size (an ioctl,
-  // no signal needed) and erases for a new width then, as the resize itself will.
-  let columns = stdout.columns;
-  const resized = (now: number) => {
-    columns = now;
-    const erase = screen.frame && now ? eraseRewrappedFrame(screen.frame, now) : '';
+  // The terminal resizes (and rewraps its rows) before its SIGWINCH reaches us, and until it does
+  // Ink goes on drawing at the old width: on a loaded machine, a spinner's tick and frame after
+  // frame of a streaming answer, each wrapped by the narrower terminal into more rows than Ink
+  // counts. So each write first asks the terminal its width (an ioctl, no signal needed) and
+  // erases the last frame as it stands at that width, whenever Ink's own erase would fall short.
+  const eraseAsItStands = (columns: number) => {
+    const erase = screen.frame && columns ? eraseRewrappedFrame(screen.frame, columns) : '';
     if (!erase) return;
     write.call(stdout, erase);
     // What Ink believes is its frame is now that many blank rows.
@@ -28,8 +27,7 @@ export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
   const watching = function (this: NodeJS.WriteStream, ...args: unknown[]) {
     const [data, ...rest] = args;
     if (typeof data !== 'string' && !(data instanceof Uint8Array)) return Reflect.apply(write, this, args) as boolean;
-    const [now] = typeof stdout.getWindowSize === 'function' ? stdout.getWindowSize() : [columns];
-    if (now && now !== columns) resized(now);
+    eraseAsItStands(typeof stdout.getWindowSize === 'function' ? stdout.getWindowSize()[0] : stdout.columns);
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
     const redraw = redrawInPlace(screen, text, { columns: stdout.columns || 80, rows: stdout.rows || 24 });
     if (redraw) {
@@ -40,12 +38,8 @@ export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
     return Reflect.apply(write, this, args) as boolean;
   } as typeof write;
   stdout.write = watching;
-  // The frame written since a write found the new width is rewrapped too: erased again at the signal.
-  const onResize = () => resized(stdout.columns);
-  // First: Ink redraws from its own 'resize' listener.
-  stdout.prependListener('resize', onResize);
+  // Ink's redraw at the signal writes through `watching` too: no listener of our own is needed.
   return () => {
-    stdout.off('resize', onResize);
     if (stdout.write === watching) stdout.write = write;
   };
 }
