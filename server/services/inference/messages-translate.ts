@@ -5,7 +5,7 @@
  * messages-answers.ts turns the answers back.
  *
  * Decisions worth knowing:
- * - A model name without `/` is an Anthropic one: `claude-sonnet-4-5` is `anthropic/claude-sonnet-4-5`.
+ * - A model name without `/` is an Anthropic one: `claude-sonnet-5` is `anthropic/claude-sonnet-5`.
  * - `system` becomes one system message (text blocks joined with blank lines). A user turn's
  *   `tool_result` blocks become `tool` messages, placed before the rest of the turn, which stays
  *   one user message (text, images as `image_url`, PDFs as `file`). An assistant turn is one
@@ -49,7 +49,7 @@ type ChatMessage = ChatBody['messages'][number];
 type UserPart = Exclude<Extract<ChatMessage, { role: 'user' }>['content'], string>[number];
 type ToolCall = NonNullable<Extract<ChatMessage, { role: 'assistant' }>['tool_calls']>[number];
 
-/** `claude-sonnet-4-5` → `anthropic/claude-sonnet-4-5`; `<provider>/<model>` stays as it is. */
+/** `claude-sonnet-5` → `anthropic/claude-sonnet-5`; `<provider>/<model>` stays as it is. */
 export const resolveModelId = (model: string): string => (model.includes('/') ? model : `anthropic/${model}`);
 
 /** Fields no model served through the chat format can honour. */

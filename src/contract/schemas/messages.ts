@@ -8,14 +8,14 @@ import { z } from 'zod';
  */
 
 /**
- * `<provider>/<model>`, or an Anthropic model name without a provider (`claude-sonnet-4-5`),
+ * `<provider>/<model>`, or an Anthropic model name without a provider (`claude-sonnet-5`),
  * read as `anthropic/<name>`, so Anthropic clients work with their usual model names.
  */
 export const MessagesModel = z
   .string()
   .regex(
     /^(?:[a-z0-9][a-z0-9_-]*\/\S+|[^\s/]+)$/,
-    'must be <provider>/<model>, or an Anthropic model name such as claude-sonnet-4-5 (read as anthropic/claude-sonnet-4-5)',
+    'must be <provider>/<model>, or an Anthropic model name such as claude-sonnet-5 (read as anthropic/claude-sonnet-5)',
   )
   .describe('Model: <provider>/<model>, or a bare Anthropic model name (read as anthropic/<name>)');
 
