@@ -266,3 +266,31 @@ describe("a native Responses request with a hosted tool whose fee this server do
   });
 });
 
+
+describe("a native Messages request with Anthropic's code execution, billed by the container hour", () => {
+  // Anthropic bills code execution containers by the hour, except beside a web search or web
+  // fetch tool of version 20260209 or later; the Messages front door charges tokens and searches.
+  const withTools = (tools: Record<string, unknown>[]) => ({ model: 'ant/claude-fake', max_tokens: 10, messages: [{ role: 'user', content: 'Plot y = x^2.' }], tools });
+
+  it.each(['code_execution_20250522', 'code_execution_20250825'])('%s is refused by name before any upstream, not served with its containers unheld and uncharged', async (type) => {
+    const before = anthropic.requests.length;
+    const answer = await t.call('POST', `${API}/messages`, {
+      key: await keyWith(1000),
+      body: withTools([{ type: 'web_search_20250305', name: 'web_search' }, { type, name: 'code_execution' }]),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(answer.body.error.message).toContain(type);
+    expect(answer.body.error.param).toBe('tools[1]');
+    expect(anthropic.requests.length).toBe(before);
+  });
+
+  it('beside web_fetch_20260209, where Anthropic runs it for tokens alone, it is served', async () => {
+    const answer = await t.call('POST', `${API}/messages`, {
+      key: await keyWith(1000),
+      body: withTools([{ type: 'web_fetch_20260209', name: 'web_fetch' }, { type: 'code_execution_20250825', name: 'code_execution' }]),
+    });
+    expect(answer.status).toBe(200);
+    expect(anthropic.requests.at(-1)?.body).toMatchObject({ tools: [{ type: 'web_fetch_20260209' }, { type: 'code_execution_20250825' }] });
+  });
+});

@@ -16,6 +16,7 @@ import type { CacheWrites } from './pricing.js';
 import type { Routing, TargetPlan } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
 import { cappedMessagesSearches } from './web-searches.js';
+import { assertMessagesToolsPriced } from './unpriced-tools.js';
 
 /** What the relay reads of the events that carry usage; the rest passes as the upstream wrote it. */
 const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish(), model: z.unknown() }) });
@@ -168,6 +169,7 @@ export async function relayMessage(
   request: { caller: Caller; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: AbortSignal },
 ): Promise<Record<string, unknown> | SseReply> {
   const { caller, signal } = request;
+  assertMessagesToolsPriced(request.body.tools);
   // Web searches are billed per call: the hold covers as many as the request can run.
   const { body, searches } = cappedMessagesSearches(request.body);
   const headers = protocolHeaders(request.headers);
