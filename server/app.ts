@@ -101,7 +101,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const metrics = createMetricsObserver({ known, breakers: store.breakers });
   const observer = everyObserver({ metrics: metrics.observer, ...(traces ? { traces: traces.observer } : {}), ...observers }, log);
   let services: Services;
-  const plans = createPlanCatalog(env);
+  const plans = createPlanCatalog(environment);
   try {
     services = createServices({
       store,

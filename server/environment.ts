@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { DEFAULT_CONNECTIONS_PER_CLIENT } from './config.js';
 import { PAYMENT_MODES } from './payments/processors.js';
+import { PLAN_PRICE_VARIABLES, type PlanPriceVariable } from './payments/plans.js';
 
 /**
  * Every environment variable the server reads, declared once and parsed once at start: a bad value
  * refuses to start with one line naming the variable and what it must be. Names it cannot list are
- * read where they are used: the key variable a providers file names (`api_key_env`), the Stripe
- * price overrides (`STRIPE_PRICE_<TIER>_<INTERVAL>`) and OpenTelemetry's `OTEL_*` (server/metrics/traces.ts).
+ * read where they are used: the key variable a providers file names (`api_key_env`) and
+ * OpenTelemetry's `OTEL_*` (server/metrics/traces.ts).
  */
 
 /** Text, or unset (set but empty is unset: readServerEnvironment drops empty values first). */
@@ -42,6 +43,14 @@ export const ServerEnvironment = z.object({
     .describe('How live money comes in: off, sandbox or stripe (`--payments` wins; default: stripe when its keys are set, else off).'),
   STRIPE_SECRET_KEY: optionalText("Stripe's secret key (with STRIPE_WEBHOOK_SECRET) for live payments."),
   STRIPE_WEBHOOK_SECRET: optionalText("Stripe's webhook signing secret (with STRIPE_SECRET_KEY)."),
+  // A price id mistyped (a product id, a stray character) would otherwise surface as a failed checkout.
+  ...(Object.fromEntries(
+    PLAN_PRICE_VARIABLES.map((name) => {
+      const [, , tier, interval] = name.toLowerCase().split('_');
+      const price = z.string().regex(/^price_[A-Za-z0-9_]+$/, 'be a Stripe price id (price_…)').optional();
+      return [name, price.describe(`The Stripe price id of the ${tier} plan billed ${interval}ly, with STRIPE_SECRET_KEY.`)];
+    }),
+  ) as Record<PlanPriceVariable, z.ZodOptional<z.ZodString>>),
   SVC_STRIPE_API_URL: optionalText("Where Stripe's API is reached (tests point it at a fake)."),
   SVC_PAYMENT_WEBHOOK_SECRET: secret("The sandbox processor's webhook secret, at least 16 characters (default: a fresh one per start)."),
   SVC_METRICS_TOKEN: optionalText('The bearer token GET /metrics asks for, at least 16 characters (unset: loopback only).').refine(

@@ -33,15 +33,20 @@ const BASE: Omit<Plan, 'priceId'>[] = [
   { ...PRO, interval: 'year', priceUsdCents: 29_000, features: ['48,000 credits a year, granted at the start', 'rate limits ×5', 'two months free'] },
 ];
 
+/** The variable that configures a plan's price at a real processor (e.g. STRIPE_PRICE_PRO_MONTH). */
+export type PlanPriceVariable = `STRIPE_PRICE_${Uppercase<Tier>}_${Uppercase<BillingInterval>}`;
+const priceVariable = (plan: { tier: Tier; interval: BillingInterval }) =>
+  `STRIPE_PRICE_${plan.tier.toUpperCase() as Uppercase<Tier>}_${plan.interval.toUpperCase() as Uppercase<BillingInterval>}` as const;
+
+/** Every plan's price variable, for the server's environment schema to check at start. */
+export const PLAN_PRICE_VARIABLES: readonly PlanPriceVariable[] = BASE.map(priceVariable);
+
 /**
  * The plans on sale. Price ids are ours in the sandbox; a real processor has its own, configured
- * as `STRIPE_PRICE_<TIER>_<INTERVAL>` (e.g. STRIPE_PRICE_PRO_MONTH).
+ * as `STRIPE_PRICE_<TIER>_<INTERVAL>` (checked at start: server/environment.ts).
  */
-export function createPlanCatalog(env: NodeJS.ProcessEnv = {}) {
-  const plans: Plan[] = BASE.map((plan) => ({
-    ...plan,
-    priceId: env[`STRIPE_PRICE_${plan.tier.toUpperCase()}_${plan.interval.toUpperCase()}`] ?? `price_svc_${plan.tier}_${plan.interval}`,
-  }));
+export function createPlanCatalog(env: Partial<Record<PlanPriceVariable, string>> = {}) {
+  const plans: Plan[] = BASE.map((plan) => ({ ...plan, priceId: env[priceVariable(plan)] ?? `price_svc_${plan.tier}_${plan.interval}` }));
   return {
     all: plans,
     find: (tier: Tier, interval: BillingInterval) => plans.find((p) => p.tier === tier && p.interval === interval) as Plan,

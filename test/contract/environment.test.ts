@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../server/app.js';
 import { readServerEnvironment, ServerEnvironment } from '../../server/environment.js';
+import { createPlanCatalog } from '../../server/payments/plans.js';
 import { CLIENT_VARIABLES, clientEnvironment } from '../../src/client/environment.js';
 
 const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
@@ -46,6 +47,17 @@ describe("the server's environment, one schema", () => {
     expect(() => readServerEnvironment({ SVC_PAYMENTS: 'free' })).toThrow(/^SVC_PAYMENTS must be one of stripe, sandbox, off \(got "free"\)\.$/);
     expect(() => readServerEnvironment({ SVC_DB_SYNCHRONOUS: 'sometimes' })).toThrow(/^SVC_DB_SYNCHRONOUS must be normal or full \(got "sometimes"\)\.$/);
     expect(() => readServerEnvironment({ SVC_POINTS_CREDITS_PER_POINT: '-1' })).toThrow(/^SVC_POINTS_CREDITS_PER_POINT must be a positive number/);
+    // A product id where a price id belongs would otherwise fail only at a customer's checkout.
+    expect(() => readServerEnvironment({ STRIPE_PRICE_PRO_MONTH: 'prod_Q1w2e3' })).toThrow(/^STRIPE_PRICE_PRO_MONTH must be a Stripe price id \(price_…\) \(got "prod_Q1w2e3"\)\.$/);
+  });
+
+  it("gives each plan the Stripe price its variable names, and the sandbox's own id to the others", () => {
+    const plans = createPlanCatalog(readServerEnvironment({ STRIPE_PRICE_PRO_YEAR: 'price_1PzYearly' }));
+    expect(plans.find('pro', 'year').priceId).toBe('price_1PzYearly');
+    expect(plans.find('starter', 'month').priceId).toBe('price_svc_starter_month');
+    expect(Object.keys(ServerEnvironment.shape).filter((name) => name.startsWith('STRIPE_PRICE_')).sort()).toEqual(
+      ['STRIPE_PRICE_PRO_MONTH', 'STRIPE_PRICE_PRO_YEAR', 'STRIPE_PRICE_STARTER_MONTH', 'STRIPE_PRICE_STARTER_YEAR'],
+    );
   });
 
   it('never repeats a secret in its error', () => {
