@@ -285,6 +285,17 @@ describe("a native Messages request with Anthropic's code execution, billed by t
     expect(anthropic.requests.length).toBe(before);
   });
 
+  it('through a route served translated (no container there to run it), a 400 naming it, and nothing is asked upstream', async () => {
+    const before = { anthropic: anthropic.requests.length, openai: upstream.requests.length };
+    const answer = await t.call('POST', `${API}/messages`, {
+      key: await keyWith(1000),
+      body: { ...withTools([{ type: 'code_execution_20250825', name: 'code_execution' }]), model: 'route/mixed' },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain('tools[0]');
+    expect({ anthropic: anthropic.requests.length, openai: upstream.requests.length }).toEqual(before);
+  });
+
   it('beside web_fetch_20260209, where Anthropic runs it for tokens alone, it is served', async () => {
     const answer = await t.call('POST', `${API}/messages`, {
       key: await keyWith(1000),
