@@ -3,7 +3,15 @@ import type { Principal } from '../auth/principal.js';
 import { forbidden } from '../errors.js';
 
 const ALLOWED_HEADERS = 'X-API-KEY, Authorization, Content-Type, X-SVC-App';
-const EXPOSED_HEADERS = 'x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-svc-budget-remaining, x-svc-budget-reset, x-svc-route, x-svc-attempts';
+/** What a browser's script may read of an answer: ids, retry and rate-limit headers (svc's, OpenAI's, Anthropic's), svc's own. */
+const EXPOSED_HEADERS = [
+  'x-request-id, request-id, retry-after',
+  'x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-limit-tokens, x-ratelimit-remaining-tokens',
+  'x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests, x-ratelimit-reset-tokens',
+  'anthropic-ratelimit-requests-limit, anthropic-ratelimit-requests-remaining, anthropic-ratelimit-requests-reset',
+  'anthropic-ratelimit-tokens-limit, anthropic-ratelimit-tokens-remaining, anthropic-ratelimit-tokens-reset',
+  'x-svc-budget-remaining, x-svc-budget-reset, x-svc-route, x-svc-attempts',
+].join(', ');
 
 /** A preflight: answered without credentials, for any origin; the real request is checked. */
 export function answerPreflight(res: ServerResponse, origin: string | undefined, allow: string[]): void {

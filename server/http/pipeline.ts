@@ -162,10 +162,10 @@ export function createPipeline(options: PipelineOptions) {
       if (operation.metered) {
         // Counted by its hold, in the same step (one round trip on a shared store), which sets
         // the rate headers; a 429 is then the meter's, with its usage row.
-        rateCount = { plan: await services.limiter.planCount(principal), counted: false };
+        rateCount = { plan: await services.limiter.planCount(principal, answer.protocol), counted: false };
         principal.rateCount = rateCount;
       } else {
-        const limits = await services.limiter.countRequest(principal);
+        const limits = await services.limiter.countRequest(principal, answer.protocol);
         for (const [name, value] of Object.entries(limits.headers)) res.setHeader(name, value);
       }
       // Budget, rate and routing headers are known deep in the meter and the router, once a request is held and served.

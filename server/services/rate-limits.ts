@@ -1,6 +1,7 @@
 import type { Principal, RatePlan } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
+import type { ErrorProtocol } from '../error-shapes.js';
 import type { AppRecord, RateStanding, Store, TokenCount } from '../store/types.js';
 
 export interface RateLimitDefaults {
@@ -58,13 +59,14 @@ export function createRateLimitService(deps: {
     );
 
   /** What counting one request of this caller means now: its counters, its limits, its window. */
-  async function planCount(principal: Principal): Promise<RatePlan> {
+  async function planCount(principal: Principal, protocol: ErrorProtocol): Promise<RatePlan> {
     const { start, resetSeconds } = window();
     const subject = rateSubject(principal);
     const limits = await limitsOf(subject, principal.app);
     return {
       windowStart: start,
       resetSeconds,
+      protocol,
       requestKey: `requests:${subject}`,
       requestLimit: limits.requests,
       tokenKey: `tokens:${subject}`,
@@ -72,14 +74,42 @@ export function createRateLimitService(deps: {
     };
   }
 
-  /** The headers that say where a caller stands once its request was counted. */
-  const headersOf = (plan: RatePlan, standing: RateStanding): Record<string, string> => ({
-    'x-ratelimit-limit': String(plan.requestLimit),
-    'x-ratelimit-remaining': String(Math.max(0, plan.requestLimit - standing.requests)),
-    'x-ratelimit-reset': String(plan.resetSeconds),
-    'x-ratelimit-limit-tokens': String(plan.tokenLimit),
-    'x-ratelimit-remaining-tokens': String(Math.max(0, plan.tokenLimit - standing.tokens)),
-  });
+  /**
+   * The headers that say where a caller stands once its request was counted: svc's own, and those
+   * of the protocol its route speaks, as its provider writes them, for clients that read them —
+   * OpenAI's (resets as durations, "56s") or Anthropic's (resets as RFC 3339 times).
+   */
+  const headersOf = (plan: RatePlan, standing: RateStanding): Record<string, string> => {
+    const requests = { limit: String(plan.requestLimit), remaining: String(Math.max(0, plan.requestLimit - standing.requests)) };
+    const tokens = { limit: String(plan.tokenLimit), remaining: String(Math.max(0, plan.tokenLimit - standing.tokens)) };
+    const svc = {
+      'x-ratelimit-limit': requests.limit,
+      'x-ratelimit-remaining': requests.remaining,
+      'x-ratelimit-reset': String(plan.resetSeconds),
+      'x-ratelimit-limit-tokens': tokens.limit,
+      'x-ratelimit-remaining-tokens': tokens.remaining,
+    };
+    if (plan.protocol === 'anthropic') {
+      const reset = new Date(plan.windowStart + MINUTE).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return {
+        ...svc,
+        'anthropic-ratelimit-requests-limit': requests.limit,
+        'anthropic-ratelimit-requests-remaining': requests.remaining,
+        'anthropic-ratelimit-requests-reset': reset,
+        'anthropic-ratelimit-tokens-limit': tokens.limit,
+        'anthropic-ratelimit-tokens-remaining': tokens.remaining,
+        'anthropic-ratelimit-tokens-reset': reset,
+      };
+    }
+    const reset = `${plan.resetSeconds}s`;
+    return {
+      ...svc,
+      'x-ratelimit-limit-requests': requests.limit,
+      'x-ratelimit-remaining-requests': requests.remaining,
+      'x-ratelimit-reset-requests': reset,
+      'x-ratelimit-reset-tokens': reset,
+    };
+  };
 
   /** The 429 of a request counted past a limit (the requests first), with its headers and retry-after. */
   const refusal = (plan: RatePlan, standing: RateStanding) =>
@@ -104,8 +134,8 @@ export function createRateLimitService(deps: {
      * throws a 429 (with those headers and retry-after) past the request limit. A metered request
      * is counted by its hold instead (`planCount`), in the same step.
      */
-    async countRequest(principal: Principal): Promise<{ headers: Record<string, string> }> {
-      const plan = await planCount(principal);
+    async countRequest(principal: Principal, protocol: ErrorProtocol): Promise<{ headers: Record<string, string> }> {
+      const plan = await planCount(principal, protocol);
       const standing = await countAlone(plan);
       if (standing.requests > plan.requestLimit) throw refusal(plan, standing);
       return { headers: headersOf(plan, standing) };
