@@ -35,12 +35,17 @@ export interface TerminalSession {
 
 /** Runs `svc <args>` in a new terminal of `columns` × `rows`, with `env` beside a throwaway SVC_HOME. */
 export function startTerminal(name: string, args: string[], size: { columns: number; rows: number }, env: Record<string, string>): TerminalSession {
+  return startProgramInTerminal(name, [process.execPath, BIN, ...args], size, env);
+}
+
+/** Runs the program `argv` (its path, then its arguments) as startTerminal runs svc. */
+export function startProgramInTerminal(name: string, argv: string[], size: { columns: number; rows: number }, env: Record<string, string>): TerminalSession {
   const id = `svc-${name}-test-${process.pid}-${Date.now().toString(36)}`;
   const tmux = (...rest: string[]) => spawnSync('tmux', ['-L', id, '-f', '/dev/null', ...rest], { encoding: 'utf8' });
   const home = tempDir();
   const exitFile = join(home, 'exit-code');
   // The shell writes the program's exit code where the test can read it once the session is gone.
-  const command = `${[process.execPath, BIN, ...args].map(quote).join(' ')}; echo $? > ${quote(exitFile)}`;
+  const command = `${argv.map(quote).join(' ')}; echo $? > ${quote(exitFile)}`;
   const started = spawnSync('tmux', ['-L', id, '-f', '/dev/null', 'new-session', '-d', '-s', id, '-x', String(size.columns), '-y', String(size.rows), command], {
     env: { ...childEnv(home, env), TERM: 'xterm-256color' },
     encoding: 'utf8',

@@ -19,7 +19,15 @@ export function headlessTerminal(columns: number, rows: number) {
     isTTY: true,
     columns,
     rows,
-    getWindowSize: () => size,
+    // As node's tty stream: getWindowSize() reads the size last heard (its SIGWINCH handled); the
+    // tty's handle asks the terminal, and returns an error code.
+    getWindowSize: (): [number, number] => [stdout.columns, stdout.rows],
+    _handle: {
+      getWindowSize(out: [number, number]): number {
+        [out[0], out[1]] = size;
+        return 0;
+      },
+    },
     write(data: string | Uint8Array) {
       const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
       bytes += Buffer.byteLength(text);

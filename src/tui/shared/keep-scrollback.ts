@@ -2,6 +2,7 @@ import { useStdout } from 'ink';
 import { useEffect, useRef } from 'react';
 import { afterWrite, EMPTY_SCREEN, redrawInPlace } from './ink-writes.js';
 import { eraseRewrappedFrame } from './rewrap-erase.js';
+import { terminalWidthNow } from './terminal-width.js';
 
 /**
  * Keeps Ink from damaging the scrollback when the terminal changes size under it: reads what Ink
@@ -15,8 +16,8 @@ export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
   // The terminal resizes (and rewraps its rows) before its SIGWINCH reaches us, and until it does
   // Ink goes on drawing at the old width: on a loaded machine, a spinner's tick and frame after
   // frame of a streaming answer, each wrapped by the narrower terminal into more rows than Ink
-  // counts. So each write first asks the terminal its width (an ioctl, no signal needed) and
-  // erases the last frame as it stands at that width, whenever Ink's own erase would fall short.
+  // counts. So a write first asks the terminal its width and erases the last frame as it stands at
+  // that width, whenever Ink's own erase would fall short.
   const eraseAsItStands = (columns: number) => {
     const erase = screen.frame && columns ? eraseRewrappedFrame(screen.frame, columns) : '';
     if (!erase) return;
@@ -24,10 +25,15 @@ export function keepScrollback(stdout: NodeJS.WriteStream): () => void {
     // What Ink believes is its frame is now that many blank rows.
     screen = { ...screen, frame: '\n'.repeat(screen.frame.split('\n').length - 1) };
   };
+  // The width the last write found. A frame can stand rewrapped only after the width changed, or
+  // while Ink still draws for a wider terminal than there is (its signal on its way).
+  let checked = stdout.columns;
   const watching = function (this: NodeJS.WriteStream, ...args: unknown[]) {
     const [data, ...rest] = args;
     if (typeof data !== 'string' && !(data instanceof Uint8Array)) return Reflect.apply(write, this, args) as boolean;
-    eraseAsItStands(typeof stdout.getWindowSize === 'function' ? stdout.getWindowSize()[0] : stdout.columns);
+    const now = terminalWidthNow(stdout);
+    if (now !== checked || now < stdout.columns) eraseAsItStands(now);
+    checked = now;
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
     const redraw = redrawInPlace(screen, text, { columns: stdout.columns || 80, rows: stdout.rows || 24 });
     if (redraw) {
