@@ -2,10 +2,10 @@ import type { KeyRole } from '../../src/contract/operation.js';
 import type { AppRecord, AppScope, RateCount } from '../store/types.js';
 import type { ErrorProtocol } from '../error-shapes.js';
 
-/** A request's count against its caller's rate limits (server/services/rate-limits.ts), and when its window resets. */
 /**
- * A request's count, planned: its counters and limits, when its window ends, and the protocol its
- * route speaks, whose own rate-limit headers it answers with beside svc's.
+ * A request's count against its caller's rate limits (server/services/rate-limits.ts): its
+ * counters and limits, when its window resets, and the protocol its route speaks, whose own
+ * rate-limit headers it answers with beside svc's.
  */
 export type RatePlan = RateCount & { resetSeconds: number; protocol: ErrorProtocol };
 

@@ -264,6 +264,22 @@ describe('errors in Anthropic’s shape, the upstream’s and svc’s own', () =
     expectApiError(bad, 400, { type: 'invalid_request_error' });
   });
 
+  it("code execution, billed by the container hour and not priced here: the SDK's BadRequestError naming the tool, before anything reaches the upstream", async () => {
+    const sent = fake.requests.length;
+    const refused = await client()
+      .messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'Plot y = x^2.' }],
+        tools: [{ type: 'code_execution_20250825', name: 'code_execution' }],
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((refused as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect((refused as InstanceType<typeof Anthropic.APIError>).message).toContain('code_execution_20250825');
+    expect(fake.requests.length).toBe(sent);
+  });
+
   it('402 when the balance cannot hold the request: billing_error, before anything reaches the upstream', async () => {
     const sent = fake.requests.length;
     const poor = await t.call('POST', `${API}/messages`, {
@@ -285,6 +301,21 @@ describe('errors in Anthropic’s shape, the upstream’s and svc’s own', () =
       expectApiError(refused, 403, { code: 'test_key_not_allowed' });
     }
     expect(fake.requests.length).toBe(sent);
+  });
+});
+
+describe("Anthropic's rate-limit headers, as the SDK hands them over", () => {
+  it('each answer says where the caller stands in anthropic-ratelimit-*, its resets RFC 3339 times', async () => {
+    const { response } = await client()
+      .messages.create({ model: 'claude-haiku-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    const limit = Number(response.headers.get('anthropic-ratelimit-requests-limit'));
+    expect(limit).toBeGreaterThan(0);
+    expect(Number(response.headers.get('anthropic-ratelimit-requests-remaining'))).toBeLessThan(limit);
+    expect(Number(response.headers.get('anthropic-ratelimit-tokens-limit'))).toBeGreaterThan(0);
+    for (const name of ['anthropic-ratelimit-requests-reset', 'anthropic-ratelimit-tokens-reset']) {
+      expect(response.headers.get(name)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/);
+    }
   });
 });
 

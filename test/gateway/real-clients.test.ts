@@ -130,6 +130,22 @@ describe("today's OpenAI fields", () => {
   });
 });
 
+describe("OpenAI's rate-limit headers, as the SDK hands them over", () => {
+  it('chat completions and responses say where the caller stands in x-ratelimit-*-requests and -tokens, resets as durations', async () => {
+    const chat = await sdk().chat.completions.create({ model: 'plain/gpt-fake', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const responses = await sdk().responses.create({ model: 'acme/gpt-fake', input: 'hi' }).withResponse();
+    for (const { response } of [chat, responses]) {
+      const limit = Number(response.headers.get('x-ratelimit-limit-requests'));
+      expect(limit).toBeGreaterThan(0);
+      expect(Number(response.headers.get('x-ratelimit-remaining-requests'))).toBeLessThan(limit);
+      expect(Number(response.headers.get('x-ratelimit-limit-tokens'))).toBeGreaterThan(0);
+      expect(response.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+s$/);
+      expect(response.headers.get('x-ratelimit-reset-tokens')).toMatch(/^\d+s$/);
+      expect([...response.headers.keys()].filter((name) => name.startsWith('anthropic-'))).toEqual([]);
+    }
+  });
+});
+
 describe('model lookups', () => {
   it('models.retrieve finds a provider/model id, its slash raw or encoded; an unknown one is a 404', async () => {
     expect((await sdk().models.retrieve('acme/gpt-fake')).id).toBe('acme/gpt-fake');

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors.js';
+import { isJsonObject } from '../../providers/json-object.js';
 
 /**
  * Hosted tools billed beside the tokens, which this server does not price: served, they would be
@@ -9,9 +10,9 @@ import { invalidRequest } from '../../errors.js';
  */
 const UNPRICED_HOSTED_TOOLS = new Set(['code_interpreter', 'file_search', 'image_generation']);
 
-/** The `type` of each tool a request offers (undefined where it names none). */
+/** The `type` of each tool a request offers, in its place (undefined where it names none). */
 const toolTypes = (tools: unknown): (string | undefined)[] =>
-  Array.isArray(tools) ? tools.map((tool: unknown) => (typeof tool === 'object' && tool !== null && typeof (tool as { type?: unknown }).type === 'string' ? (tool as { type: string }).type : undefined)) : [];
+  Array.isArray(tools) ? tools.map((tool: unknown) => (isJsonObject(tool) && typeof tool.type === 'string' ? tool.type : undefined)) : [];
 
 const notPriced = (type: string, i: number, unit: string, instead: string) =>
   invalidRequest(`The hosted tool '${type}' is billed ${unit} upstream and has no price on this server, so it is not offered; ${instead}.`, `tools[${i}]`, 'tool_not_priced');
