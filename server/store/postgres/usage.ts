@@ -45,18 +45,25 @@ const ROLLUP_CTES = USAGE_ROLLUPS.map((rollup, i) => `, usage_rollup_${i} AS (${
  * Moves at most `limit` pending rows, oldest first, into the rollups and off the list, in one
  * statement; answers how many. Rows another instance is rolling are skipped (each roll takes rows
  * of its own), and the rollups are written in key order (usage-rollups.ts), so two rolls never
- * wait on each other in a cycle.
+ * wait on each other in a cycle. Both lists of ids are arrays looked up by primary key: joined
+ * as a table, the planner, misjudging how few rows are pending (stale statistics, a plan cached
+ * while the tables were small), read the whole of usage_events by a hash join at every roll.
  */
 export async function rollPending(sql: Sql, limit: number): Promise<number> {
-  const [row] = await sql<{ taken: number }[]>`
+  const [row] = await rollPendingStatement(sql, limit);
+  return row?.taken ?? 0;
+}
+
+/** rollPending's statement, unsent (a test reads its plan). */
+export function rollPendingStatement(sql: Sql, limit: number) {
+  return sql<{ taken: number }[]>`
     WITH taken AS (
-      DELETE FROM usage_pending WHERE id IN (SELECT id FROM usage_pending ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      DELETE FROM usage_pending WHERE id = ANY (ARRAY(SELECT id FROM usage_pending ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED))
       RETURNING id
     ), rolled AS (
-      SELECT u.* FROM usage_events u JOIN taken USING (id)
+      SELECT u.* FROM usage_events u WHERE u.id = ANY (ARRAY(SELECT id FROM taken))
     )${sql.unsafe(ROLLUP_CTES)}
     SELECT COUNT(*)::int AS taken FROM taken`;
-  return row?.taken ?? 0;
 }
 
 /** A usage row as a statement takes it from JSON (`usageRecords`); what was charged comes from the statement. */
