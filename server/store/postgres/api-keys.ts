@@ -93,18 +93,14 @@ export function createApiKeysRepository(sql: Sql, keyCache: KeyCache): Store['ap
       return row ? toKey(row) : null;
     },
 
-    async findByPrefix(prefix) {
-      const cached = keyCache.get(prefix);
-      if (cached) return cached;
-      const ticket = keyCache.ticket();
-      const rows = await sql<(KeyRow & AppRow & { secret_hash: string; held_micro: number })[]>`
-        SELECT ${sql.unsafe(KEY_COLUMNS)}, k.secret_hash, ${sql.unsafe(APP_COLUMNS)}, acc.held_micro FROM api_keys k
-        JOIN apps a ON a.app_uuid = k.app_uuid JOIN accounts acc ON acc.id = a.account_id
-        WHERE k.prefix = ${prefix} AND k.deleted_at IS NULL AND a.deleted_at IS NULL`;
-      const candidates = rows.map((row) => ({ key: toKey(row), app: toApp(row, row.held_micro), secretHash: row.secret_hash }));
-      // Only hits: caching misses would let random keys grow the cache without bound.
-      if (candidates.length > 0) keyCache.set(prefix, candidates, ticket);
-      return candidates;
+    findByPrefix(prefix) {
+      return keyCache.lookup(prefix, async () => {
+        const rows = await sql<(KeyRow & AppRow & { secret_hash: string; held_micro: number })[]>`
+          SELECT ${sql.unsafe(KEY_COLUMNS)}, k.secret_hash, ${sql.unsafe(APP_COLUMNS)}, acc.held_micro FROM api_keys k
+          JOIN apps a ON a.app_uuid = k.app_uuid JOIN accounts acc ON acc.id = a.account_id
+          WHERE k.prefix = ${prefix} AND k.deleted_at IS NULL AND a.deleted_at IS NULL`;
+        return rows.map((row) => ({ key: toKey(row), app: toApp(row, row.held_micro), secretHash: row.secret_hash }));
+      });
     },
 
     async touch(keyId, at, staleBefore) {
