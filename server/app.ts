@@ -65,14 +65,26 @@ export interface RunningServer {
  * its keys are set, else off. One Stripe setting without the other is a mistake worth refusing to
  * start over, and so is `stripe` without them.
  */
-async function paymentsSetup(asked: PaymentsMode | undefined, env: ServerEnvironment, plans: PlanCatalog) {
+function paymentsModeOf(asked: PaymentsMode | undefined, env: ServerEnvironment): PaymentsMode {
   const { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret } = env;
   if (Boolean(secretKey) !== Boolean(webhookSecret)) {
     throw new Error('Set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to use Stripe (or neither).');
   }
   const mode = asked ?? env.SVC_PAYMENTS ?? (secretKey ? 'stripe' : 'off');
-  if (mode !== 'stripe') return { paymentsMode: mode };
-  if (!secretKey || !webhookSecret) throw new Error('Payments mode stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
+  if (mode === 'stripe' && (!secretKey || !webhookSecret)) throw new Error('Payments mode stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
+  return mode;
+}
+
+/** The plans, with Stripe's prices when payments are Stripe's; a plan whose price is not configured there is not on sale, and said so at start. */
+function planCatalogOf(mode: PaymentsMode, env: ServerEnvironment, log: (line: string) => void): PlanCatalog {
+  const plans = createPlanCatalog(env, { realPrices: mode === 'stripe' });
+  for (const variable of plans.unpriced) log(`payments: ${variable} is not set, so that plan is not on sale (Stripe needs its price id, price_…).`);
+  return plans;
+}
+
+async function paymentsSetup(mode: PaymentsMode, env: ServerEnvironment, plans: PlanCatalog) {
+  const { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret } = env;
+  if (mode !== 'stripe' || !secretKey || !webhookSecret) return { paymentsMode: mode };
   const { createStripeProcessor } = await import('./payments/stripe.js');
   return { paymentsMode: mode, stripe: await createStripeProcessor({ secretKey, webhookSecret, apiUrl: env.SVC_STRIPE_API_URL }, plans) };
 }
@@ -82,6 +94,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const settings = ServerSettings.parse(rest);
   // Configuration errors surface before anything is opened.
   const environment = readServerEnvironment(env);
+  const paymentsMode = paymentsModeOf(settings.payments, environment);
+  const plans = planCatalogOf(paymentsMode, environment, log);
   const connectionsPerClient = settings.maxConnectionsPerClient ?? environment.SVC_MAX_CONNECTIONS_PER_CLIENT ?? DEFAULT_CONNECTIONS_PER_CLIENT;
   const gateway = providers ? { providers, routes: routes ?? [] } : gatewayFromConfig(env, providersFile ?? environment.SVC_PROVIDERS);
   const registry = createProviderRegistry(gateway.providers, gateway.routes);
@@ -101,7 +115,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const metrics = createMetricsObserver({ known, breakers: store.breakers });
   const observer = everyObserver({ metrics: metrics.observer, ...(traces ? { traces: traces.observer } : {}), ...observers }, log);
   let services: Services;
-  const plans = createPlanCatalog(environment);
   try {
     services = createServices({
       store,
@@ -120,7 +133,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       log,
       plans,
       observer,
-      ...(await paymentsSetup(settings.payments, environment, plans)),
+      ...(await paymentsSetup(paymentsMode, environment, plans)),
     });
     await services.signingKeys.ready();
   } catch (error) {

@@ -10,6 +10,12 @@ export interface Plan {
   /** How many times the default rate limits (requests and tokens per minute) the subscriber gets. */
   rateLimitMultiplier: number;
   features: string[];
+  /**
+   * Whether it can be subscribed to, changed to or renewed: always in the sandbox; with a real
+   * processor only when its price there is configured (a made-up price id would fail at the
+   * processor, in the customer's checkout).
+   */
+  onSale: boolean;
 }
 
 export const TIERS: readonly Tier[] = ['starter', 'pro'];
@@ -26,7 +32,7 @@ export const periodCredits = (plan: Plan) => plan.monthlyCredits * monthsIn(plan
 
 const STARTER = { tier: 'starter', monthlyCredits: 1_000, rateLimitMultiplier: 2 } as const;
 const PRO = { tier: 'pro', monthlyCredits: 4_000, rateLimitMultiplier: 5 } as const;
-const BASE: Omit<Plan, 'priceId'>[] = [
+const BASE: Omit<Plan, 'priceId' | 'onSale'>[] = [
   { ...STARTER, interval: 'month', priceUsdCents: 900, features: ['1,000 credits a month', 'rate limits ×2'] },
   { ...STARTER, interval: 'year', priceUsdCents: 9_000, features: ['12,000 credits a year, granted at the start', 'rate limits ×2', 'two months free'] },
   { ...PRO, interval: 'month', priceUsdCents: 2_900, features: ['4,000 credits a month', 'rate limits ×5'] },
@@ -42,13 +48,21 @@ const priceVariable = (plan: { tier: Tier; interval: BillingInterval }) =>
 export const PLAN_PRICE_VARIABLES: readonly PlanPriceVariable[] = BASE.map(priceVariable);
 
 /**
- * The plans on sale. Price ids are ours in the sandbox; a real processor has its own, configured
- * as `STRIPE_PRICE_<TIER>_<INTERVAL>` (checked at start: server/environment.ts).
+ * The plans. Price ids are ours in the sandbox; a real processor (`realPrices`) has its own,
+ * configured as `STRIPE_PRICE_<TIER>_<INTERVAL>` (checked at start: server/environment.ts), and a
+ * plan whose price is not configured is not on sale there (`unpriced` names its variable).
  */
-export function createPlanCatalog(env: Partial<Record<PlanPriceVariable, string>> = {}) {
-  const plans: Plan[] = BASE.map((plan) => ({ ...plan, priceId: env[priceVariable(plan)] ?? `price_svc_${plan.tier}_${plan.interval}` }));
+export function createPlanCatalog(env: Partial<Record<PlanPriceVariable, string>> = {}, options: { realPrices?: boolean } = {}) {
+  const plans: Plan[] = BASE.map((plan) => {
+    const configured = env[priceVariable(plan)];
+    return { ...plan, priceId: configured ?? `price_svc_${plan.tier}_${plan.interval}`, onSale: !options.realPrices || configured !== undefined };
+  });
   return {
+    /** Every plan, on sale or not (a subscription may run on one that no longer is). */
     all: plans,
+    onSale: plans.filter((plan) => plan.onSale),
+    /** The price variables of the plans not on sale. */
+    unpriced: plans.filter((plan) => !plan.onSale).map(priceVariable),
     find: (tier: Tier, interval: BillingInterval) => plans.find((p) => p.tier === tier && p.interval === interval) as Plan,
     byPriceId: (priceId: string) => plans.find((p) => p.priceId === priceId) ?? null,
   };

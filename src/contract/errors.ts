@@ -91,6 +91,7 @@ export const ERROR_CODES = {
   not_canceling: { status: 409, meaning: 'The subscription is not set to cancel, so there is nothing to renew.' },
   not_an_upgrade: { status: 409, meaning: 'The plan asked for is not higher than the current one.' },
   not_a_downgrade: { status: 409, meaning: 'The plan asked for is not lower than the current one.' },
+  plan_not_on_sale: { status: 409, meaning: 'The plan asked for is not on sale on this server (its price at the payment processor is not configured).' },
   no_scheduled_downgrade: { status: 409, meaning: 'No downgrade is scheduled to cancel.' },
   sandbox_idp_required: { status: 409, meaning: 'The app does not use the sandbox identity provider (its idp_app_id must start sandbox_).' },
   no_customer: { status: 409, meaning: 'The subscription has no payment processor customer yet.' },

@@ -55,6 +55,11 @@ describe("the server's environment, one schema", () => {
     const plans = createPlanCatalog(readServerEnvironment({ STRIPE_PRICE_PRO_YEAR: 'price_1PzYearly' }));
     expect(plans.find('pro', 'year').priceId).toBe('price_1PzYearly');
     expect(plans.find('starter', 'month').priceId).toBe('price_svc_starter_month');
+    // In the sandbox every plan is on sale; with Stripe's prices only those configured.
+    expect(plans.onSale).toHaveLength(4);
+    const atStripe = createPlanCatalog(readServerEnvironment({ STRIPE_PRICE_PRO_YEAR: 'price_1PzYearly' }), { realPrices: true });
+    expect(atStripe.onSale.map((plan) => plan.priceId)).toEqual(['price_1PzYearly']);
+    expect(atStripe.unpriced).toEqual(['STRIPE_PRICE_STARTER_MONTH', 'STRIPE_PRICE_STARTER_YEAR', 'STRIPE_PRICE_PRO_MONTH']);
     expect(Object.keys(ServerEnvironment.shape).filter((name) => name.startsWith('STRIPE_PRICE_')).sort()).toEqual(
       ['STRIPE_PRICE_PRO_MONTH', 'STRIPE_PRICE_PRO_YEAR', 'STRIPE_PRICE_STARTER_MONTH', 'STRIPE_PRICE_STARTER_YEAR'],
     );

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkConservation } from '../../server/services/conservation.js';
-import { startFakeStripe } from '../fixtures/fake-stripe.js';
+import { PLAN_PRICES, startFakeStripe } from '../fixtures/fake-stripe.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -19,7 +19,7 @@ afterAll(() => stripe.close());
 beforeEach(async () => {
   stripe.requests.length = 0;
   t = await startTestServer({
-    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SVC_STRIPE_API_URL: stripe.url },
+    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SVC_STRIPE_API_URL: stripe.url, ...PLAN_PRICES },
   });
 });
 afterEach(() => t.close());
@@ -91,7 +91,7 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
     const sub = await subscribe('starter');
     expect(lastRequest('/v1/checkout/sessions')?.params).toMatchObject({
       mode: 'subscription',
-      line_items: [{ price: 'price_svc_starter_month', quantity: '1' }],
+      line_items: [{ price: PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH, quantity: '1' }],
       subscription_data: { metadata: { svc_app_uuid: t.appUuid, svc_address: '' } },
     });
     expect(sub).toMatchObject({ tier: 'starter', interval: 'month', status: 'active', customerId: expect.stringMatching(/^cus_/) });
@@ -107,7 +107,7 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
     expect(upgraded.body).toMatchObject({ tier: 'pro', granted_credits: 3000 });
     const item = stripe.subscriptions.get(sub.id)?.items.data[0];
     expect(lastRequest(`/v1/subscriptions/${sub.id}`)?.params).toEqual({
-      items: [{ id: item?.id, price: 'price_svc_pro_month' }],
+      items: [{ id: item?.id, price: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH }],
       proration_behavior: 'always_invoice',
       payment_behavior: 'error_if_incomplete',
       expand: ['latest_invoice'],
@@ -155,8 +155,8 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
       status: 'active',
       end_behavior: 'release',
       phases: [
-        { items: [{ price: 'price_svc_pro_month', quantity: 1 }], end_date: Date.parse(sub.currentPeriodEnd) / 1000 },
-        { items: [{ price: 'price_svc_starter_month', quantity: 1 }] },
+        { items: [{ price: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH, quantity: 1 }], end_date: Date.parse(sub.currentPeriodEnd) / 1000 },
+        { items: [{ price: PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH, quantity: 1 }] },
       ],
     });
     // The period ends: the billing clock leaves it to Stripe, which renews by the schedule.
@@ -221,7 +221,7 @@ describe('an upgrade through Stripe is granted only once Stripe has the money', 
     expectApiError(refused, 402, { type: 'card_error', code: 'card_declined' });
     expect(refused.body.error.message).toContain('Your card was declined.');
     expect(planChanges(sub.id).map((r) => r.params.payment_behavior)).toEqual(['error_if_incomplete']);
-    expect(stripe.subscriptions.get(sub.id)?.items.data[0]?.price.id).toBe('price_svc_starter_month');
+    expect(stripe.subscriptions.get(sub.id)?.items.data[0]?.price.id).toBe(PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH);
     expect(await seen()).toEqual(before);
     expect(await checkConservation(t.server.store)).toMatchObject({ ok: true, problems: [] });
   });
@@ -255,7 +255,7 @@ describe('an upgrade through Stripe is granted only once Stripe has the money', 
     expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 402, { code: 'card_declined' });
     expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: { tier: 'starter' } });
     const schedule = [...stripe.schedules.values()].find((s) => s.subscription === sub.id && s.status === 'active');
-    expect(schedule?.phases[1]).toMatchObject({ items: [{ price: 'price_svc_starter_month', quantity: 1 }] });
+    expect(schedule?.phases[1]).toMatchObject({ items: [{ price: PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH, quantity: 1 }] });
   });
 });
 
@@ -285,6 +285,40 @@ describe('test mode beside Stripe', () => {
     // Stripe's own report pays it.
     expect(await deliver(stripe.pay(session.body.id))).toEqual([200]);
     expect(await balance()).toBe(before + 500);
+  });
+});
+
+describe('a plan whose Stripe price is not configured', () => {
+  it('is not on sale: left out of the plans, refused by checkout, upgrade, downgrade and renewal before Stripe is asked, and named at start', async () => {
+    const { STRIPE_PRICE_PRO_YEAR: _unset, ...configured } = PLAN_PRICES;
+    const lines: string[] = [];
+    await t.close();
+    t = await startTestServer({
+      env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SVC_STRIPE_API_URL: stripe.url, ...configured },
+      log: (line) => lines.push(line),
+    });
+    expect(lines).toContain('payments: STRIPE_PRICE_PRO_YEAR is not set, so that plan is not on sale (Stripe needs its price id, price_…).');
+    const plans = (await t.call('GET', `${API}/subscriptions/plans`)).body.data as { tier: string; interval: string; price_id: string }[];
+    expect(plans.map(({ tier, interval, price_id }) => [tier, interval, price_id])).toEqual([
+      ['starter', 'month', PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH],
+      ['starter', 'year', PLAN_PRICES.STRIPE_PRICE_STARTER_YEAR],
+      ['pro', 'month', PLAN_PRICES.STRIPE_PRICE_PRO_MONTH],
+    ]);
+
+    stripe.requests.length = 0;
+    const refused = await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier: 'pro', interval: 'year' } });
+    expectApiError(refused, 409, { code: 'plan_not_on_sale' });
+    expect(refused.body.error.message).toBe(
+      'The pro (year) plan is not on sale on this server (on sale: starter (month), starter (year), pro (month)); subscriptions plans lists those that are.',
+    );
+    expect(stripe.requests).toEqual([]);
+
+    // On a plan that is on sale, the one that is not cannot be reached either way.
+    await subscribe('starter');
+    stripe.requests.length = 0;
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 409, { code: 'plan_not_on_sale' });
+    expect(stripe.requests).toEqual([]);
+    expectStatus(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro' } }), 200);
   });
 });
 

@@ -59,12 +59,22 @@ export function createSubscriptionsService(deps: {
     if (input.price_id !== undefined) {
       const plan = plans.byPriceId(input.price_id);
       if (!plan) throw invalidRequest(`Unknown price_id '${input.price_id}'; subscriptions plans lists them.`, 'price_id');
-      return plan;
+      return onSale(plan);
     }
     if (!input.tier || !input.interval) {
       throw invalidRequest('Give tier and interval, or price_id.', input.tier ? 'interval' : 'tier', 'missing_field');
     }
-    return plans.find(input.tier, input.interval);
+    return onSale(plans.find(input.tier, input.interval));
+  }
+
+  /** `plan`, when it can be subscribed or changed to here (not when its processor price is not configured). */
+  function onSale(plan: Plan): Plan {
+    if (plan.onSale) return plan;
+    const others = plans.onSale.map(label).join(', ');
+    throw conflict(
+      `The ${label(plan)} plan is not on sale on this server${others ? ` (on sale: ${others})` : ''}; subscriptions plans lists those that are.`,
+      'plan_not_on_sale',
+    );
   }
 
   function openCheckout(owner: Subscriber & { developerId: string }, plan: Plan, input: RedirectInput, origin: string) {
@@ -121,7 +131,7 @@ export function createSubscriptionsService(deps: {
     const now = clock.now();
     if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before upgrading.`, 'subscription_canceling');
     const from = plans.find(sub.tier, sub.interval);
-    const to = plans.find(input.tier, input.interval ?? sub.interval);
+    const to = onSale(plans.find(input.tier, input.interval ?? sub.interval));
     if (planRank(to) <= planRank(from)) {
       throw conflict(`${describe(sub, now)}: an upgrade goes to a higher plan — a higher tier, or yearly from monthly (schedule-downgrade goes lower).`, 'not_an_upgrade');
     }
@@ -152,7 +162,7 @@ export function createSubscriptionsService(deps: {
       if (!sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}; it renews by itself.`, 'not_canceling');
       return { ...present(await change(sub, { cancelAtPeriodEnd: false })), checkout_session: null };
     }
-    const session = await openCheckout(sub, plans.find(sub.tier, sub.interval), {}, origin);
+    const session = await openCheckout(sub, onSale(plans.find(sub.tier, sub.interval)), {}, origin);
     return { ...present(sub), checkout_session: session };
   }
 
@@ -160,7 +170,7 @@ export function createSubscriptionsService(deps: {
     plans(): z.input<typeof PlanList> {
       return {
         object: 'list',
-        data: plans.all.map((plan) => ({
+        data: plans.onSale.map((plan) => ({
           tier: plan.tier,
           interval: plan.interval,
           price_usd: plan.priceUsdCents / 100,
@@ -204,7 +214,7 @@ export function createSubscriptionsService(deps: {
         if (planRank(downgrade) >= planRank(sub)) {
           throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
         }
-        await processorOf(sub).scheduleNextPeriod(sub, plans.find(downgrade.tier, downgrade.interval).priceId);
+        await processorOf(sub).scheduleNextPeriod(sub, onSale(plans.find(downgrade.tier, downgrade.interval)).priceId);
         return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
       });
     },

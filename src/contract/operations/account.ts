@@ -133,7 +133,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.create-checkout-session',
-    errors: ['already_subscribed', 'payments_not_configured', 'payment_processor_error'],
+    errors: ['already_subscribed', 'plan_not_on_sale', 'payments_not_configured', 'payment_processor_error'],
     cli: ['subscriptions', 'create-checkout-session'],
     method: 'POST',
     path: '/subscriptions/checkout-session',
@@ -158,7 +158,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.upgrade',
-    errors: ['no_subscription', 'no_active_subscription', 'subscription_canceling', 'not_an_upgrade', 'payment_processor_error'],
+    errors: ['no_subscription', 'no_active_subscription', 'subscription_canceling', 'not_an_upgrade', 'plan_not_on_sale', 'payment_processor_error'],
     cli: ['subscriptions', 'upgrade'],
     method: 'POST',
     path: '/subscriptions/upgrade',
@@ -170,7 +170,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.schedule-downgrade',
-    errors: ['no_subscription', 'no_active_subscription', 'subscription_canceling', 'not_a_downgrade', 'payment_processor_error'],
+    errors: ['no_subscription', 'no_active_subscription', 'subscription_canceling', 'not_a_downgrade', 'plan_not_on_sale', 'payment_processor_error'],
     cli: ['subscriptions', 'schedule-downgrade'],
     method: 'POST',
     path: '/subscriptions/schedule-downgrade',
@@ -204,7 +204,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'subscriptions.renew',
-    errors: ['no_subscription', 'not_canceling', 'payment_processor_error'],
+    errors: ['no_subscription', 'not_canceling', 'plan_not_on_sale', 'payment_processor_error'],
     cli: ['subscriptions', 'renew'],
     method: 'POST',
     path: '/subscriptions/renew',
