@@ -286,6 +286,16 @@ function summarize(result: LoadResult): Summary {
   };
 }
 
+/** Two measures of one case as one: each figure their mean. */
+const meanOf = (a: Summary, b: Summary): Summary => ({
+  rps: (a.rps + b.rps) / 2,
+  p50: (a.p50 + b.p50) / 2,
+  p99: (a.p99 + b.p99) / 2,
+  ttfb50: (a.ttfb50 + b.ttfb50) / 2,
+  failures: a.failures + b.failures,
+  cpuPerRequest: (a.cpuPerRequest + b.cpuPerRequest) / 2,
+});
+
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const plusMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} ms`;
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
@@ -381,7 +391,8 @@ async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } |
  * pass-through proxy, svc on SQLite, svc on PostgreSQL, and two svc instances on one PostgreSQL
  * database (the load's connections alternate between them, as behind a round-robin balancer);
  * chat completions, non-streamed and streamed. The upstream and each target run in processes of
- * their own; the load comes from this one. `BENCH_SECONDS` sets the measured time per case,
+ * their own; the load comes from this one. The bare proxy is measured again at the end, and the
+ * ratios are to the mean of its two measures. `BENCH_SECONDS` sets the measured time per case,
  * `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and `BENCH_CPU_PROF=DIR` writes CPU
  * profiles of the SQLite svc process and of each target's first PostgreSQL one into DIR.
  */
@@ -393,6 +404,7 @@ export async function gatewayLoad(): Promise<void> {
   const served = new Map<string, number>();
   const usageRows = new Map<string, unknown>();
   const ledgers = new Map<string, Awaited<ReturnType<typeof checkLedger>>>();
+  const proxyTwice: string[] = [];
   const database = await benchDatabase();
   try {
     const upstream = await startBenchUpstream(dir);
@@ -425,9 +437,8 @@ export async function gatewayLoad(): Promise<void> {
     // take CPU from the one that is (two cores here).
     const pgTargets = database ? (['svc pg', 'svc pg ×2'] as const) : [];
 
-    const measure = async (target: Target) => {
-      for (const mode of ALL_MODES) await verify(target, mode);
-      served.set(target.name, ALL_MODES.length);
+    /** The target under each load, into `into` (keyed `connections name mode`). */
+    const load = async (target: Target, into: Map<string, Summary>) => {
       for (const connections of CONNECTIONS) {
         for (const mode of MODES) {
           const result = await runLoad({
@@ -439,9 +450,14 @@ export async function gatewayLoad(): Promise<void> {
             pids: target.pids,
           });
           served.set(target.name, (served.get(target.name) ?? 0) + result.served);
-          results.set(`${connections} ${target.name} ${mode}`, summarize(result));
+          into.set(`${connections} ${target.name} ${mode}`, summarize(result));
         }
       }
+    };
+    const measure = async (target: Target) => {
+      for (const mode of ALL_MODES) await verify(target, mode);
+      served.set(target.name, ALL_MODES.length);
+      await load(target, results);
       // Every request svc answered has its usage row (settled in the same transaction as the charge).
       if (!target.name.startsWith('svc')) return;
       const usage = await exchange(target.origins[0] as string, '/api/v1/usage/models', { method: 'GET', headers: target.headers });
@@ -469,12 +485,23 @@ export async function gatewayLoad(): Promise<void> {
       await measure(target);
       await Promise.all(instances.map((instance) => instance.stop()));
     }
+    // The machine's speed drifts over the minutes of a run (the proxy's req/s has differed by a
+    // third between runs): the proxy is measured again after every svc target, and the ratios
+    // are to the mean of its two measures.
+    const again = new Map<string, Summary>();
+    await load(targets.find((target) => target.name === 'bare proxy') as Target, again);
+    for (const [key, second] of again) {
+      const first = results.get(key) as Summary;
+      proxyTwice.push(`${key.replace(' bare proxy', '')}: ${first.rps.toFixed(0)} then ${second.rps.toFixed(0)} req/s`);
+      results.set(key, meanOf(first, second));
+    }
   } finally {
     await Promise.all(children.map((child) => child.stop()));
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
   for (const connections of CONNECTIONS) report(connections, results, targets);
+  process.stdout.write(`\nThe bare proxy, measured before and after the svc targets (the tables show the mean): ${proxyTwice.join('; ')}.\n`);
   process.stdout.write(
     '\ndirect: the fake upstream; bare proxy: node:http + undici, bytes passed through; svc: auth, hold, settle and usage row on a SQLite file;\n' +
       'svc pg: the same on PostgreSQL; svc pg ×2: two instances on one PostgreSQL database, the connections alternating between them.\n' +
