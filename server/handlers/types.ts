@@ -4,6 +4,7 @@ import type { Operation, OperationId } from '../../src/contract/operations/index
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services/index.js';
 import type { SseReply } from '../streams.js';
+import type { CancelSignal } from '../cancellation.js';
 
 export type OperationOf<Id extends OperationId> = Extract<Operation, { id: Id }>;
 
@@ -13,7 +14,7 @@ export interface RequestInfo {
   /** The raw body bytes, for operations that verify signatures over them. */
   rawBody: Buffer;
   /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Origin of this server as the client reached it, e.g. http://127.0.0.1:8787. */
   origin: string;
 }

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnyOperation } from '../../src/contract/operation.js';
 import { NoFields } from '../../src/contract/schemas/common.js';
@@ -21,6 +20,7 @@ import { parseOrThrow } from '../validation.js';
 import { ChatCompletionBody } from '../../src/contract/schemas/inference.js';
 import { plainChatBody } from './plain-chat-body.js';
 import { timeOrderedId } from '../ids.js';
+import { Cancellation, type CancelSignal } from '../cancellation.js';
 
 /**
  * Quick checks of the commonest bodies, by the schema each mirrors: what one gives is what the
@@ -88,7 +88,21 @@ function describeUnexpected(error: unknown): string {
  * Writes a stream of server-sent events; a client that goes away (`closed`) ends the iteration
  * early, also while a write waits for the socket to drain.
  */
-async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSignal): Promise<void> {
+/** Until `res` drains, or its client goes (`closed`): a slow reader holds the stream back, a gone one ends it. */
+function drained(res: ServerResponse, closed: CancelSignal): Promise<void> {
+  if (closed.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      closed.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    closed.addEventListener('abort', done);
+  });
+}
+
+async function writeStream(res: ServerResponse, reply: SseReply, closed: CancelSignal): Promise<void> {
   // No `connection` header of our own: node keeps the connection alive when the client allows
   // it, and closes it after the stream when the client asked so (a forced keep-alive would hold
   // its slot instead).
@@ -121,9 +135,9 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
         res.cork();
         uncork = setImmediate(uncorkNow);
       }
-      // once() removes its listeners whichever way the wait ends: a long stream to a slow reader
+      // drained() removes its listeners whichever way the wait ends: a long stream to a slow reader
       // waits thousands of times on the same response.
-      if (!res.write(eventsOf(next.value).map(formatEvent).join(''))) await once(res, 'drain', { signal: closed }).catch(() => {});
+      if (!res.write(eventsOf(next.value).map(formatEvent).join(''))) await drained(res, closed);
     }
   } finally {
     clearImmediate(flushHeaders);
@@ -139,7 +153,7 @@ async function writeStream(res: ServerResponse, reply: SseReply, closed: AbortSi
 export function createPipeline(options: PipelineOptions) {
   const { router, handlers, services } = options;
 
-  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal, answer: { protocol: ErrorProtocol }) {
+  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, signal: CancelSignal, answer: { protocol: ErrorProtocol }) {
     const url = requestTarget(req.url ?? '/');
     const method = req.method ?? 'GET';
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
@@ -208,7 +222,7 @@ export function createPipeline(options: PipelineOptions) {
     search: URLSearchParams | null,
     principal: Principal | null,
     requestId: string,
-    signal: AbortSignal,
+    signal: CancelSignal,
   ): Promise<unknown> {
     const params = operation.params ? parseOrThrow(operation.params, matched, 'path') : {};
     // No query string on an operation that takes none (every inference call): NoFields' parse of {} is {}, without zod.
@@ -243,9 +257,9 @@ export function createPipeline(options: PipelineOptions) {
     res.setHeader('x-request-id', requestId);
     res.setHeader('request-id', requestId);
     const answer = { protocol: 'openai' as ErrorProtocol };
-    const aborter = new AbortController();
+    const aborter = new Cancellation();
     res.on('close', () => {
-      if (!res.writableFinished) aborter.abort();
+      if (!res.writableFinished) aborter.cancel();
     });
     try {
       // Every request passes here: the API's own paths skip the sandbox pages without a wait.

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { TokenCounts } from '../store/types/usage.js';
 import type { ChatCompletion, ChatCompletionBody, PriceSource as PriceSourceSchema, Usage } from '../../src/contract/schemas/inference.js';
+import type { CancelSignal } from '../cancellation.js';
 
 /**
  * Tokens as the upstream counted them, in OpenAI's convention (`TokenCounts`). Adapters of
@@ -66,7 +67,7 @@ export interface ChatCall {
    * (Anthropic) send it.
    */
   maxOutputTokens: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 export interface EmbeddingCall {
@@ -74,7 +75,7 @@ export interface EmbeddingCall {
   /** Each input as text or as token ids. */
   inputs: (string | number[])[];
   dimensions?: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 export interface EmbeddingResult {
@@ -90,7 +91,7 @@ export interface ResponsesCall {
    * fields (`image_model`, `messages`, `thinking`); the adapter sets `model` and `stream`.
    */
   body: Record<string, unknown>;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /** One typed event of a streamed response (`response.created`, `response.output_text.delta`, …). */
@@ -145,7 +146,7 @@ export interface MessagesCall {
   body: Record<string, unknown>;
   /** `anthropic-version` and `anthropic-beta` as the client sent them (the adapter's default version otherwise). */
   headers: { version?: string; beta?: string };
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /** One event of a relayed Messages stream: its name and its JSON text as the upstream sent it. */

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { abortReason, type CancelSignal } from '../cancellation.js';
 
 /**
  * One HTTP exchange with an upstream on undici's dispatcher, its body handed over chunk by chunk:
@@ -89,7 +90,7 @@ export interface Exchanged {
  * headers are in, or rejects with undici's error (a connect or headers timeout, a refused
  * connection) or, once `signal` aborts, its reason. An abort later cuts the body with it.
  */
-export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<Exchanged> {
+export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CancelSignal): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -97,13 +98,13 @@ export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
     }
     let controller: Dispatcher.DispatchController | null = null;
     let body: ArrivingBody | null = null;
-    const onAbort = () => controller?.abort(signal.reason);
+    const onAbort = () => controller?.abort(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     const done = () => signal.removeEventListener('abort', onAbort);
     dispatcher.dispatch(options, {
       onRequestStart(started) {
         controller = started;
-        if (signal.aborted) started.abort(signal.reason);
+        if (signal.aborted) started.abort(abortReason(signal));
       },
       onResponseStart(started, statusCode, headers) {
         // An informational answer (100 Continue) comes before the real one.

@@ -10,6 +10,7 @@ import {
   upstreamUnreachable,
 } from './errors.js';
 import { exchange, type ArrivingBody } from './upstream-exchange.js';
+import type { CancelSignal } from '../cancellation.js';
 
 export interface UpstreamTimeouts {
   /** To open a connection. */
@@ -72,7 +73,7 @@ export interface UpstreamOptions {
 export interface SendInit {
   method?: 'GET' | 'POST';
   body?: unknown;
-  signal: AbortSignal;
+  signal: CancelSignal;
   headers?: Record<string, string>;
 }
 
@@ -136,7 +137,7 @@ export function createUpstream(options: UpstreamOptions) {
    * Maps a thrown transport error, before the headers (`request`) or while reading the body
    * (`body`); null when it is the caller's own abort.
    */
-  function transportError(error: unknown, signal: AbortSignal, phase: 'request' | 'body' = 'request'): ApiError | null {
+  function transportError(error: unknown, signal: CancelSignal, phase: 'request' | 'body' = 'request'): ApiError | null {
     if (signal.aborted) return null;
     const fault = (failure: FailureClass, repeatable: boolean) => ({ failure, repeatable, retryAfterMs: null });
     if (error instanceof errors.ConnectTimeoutError) return withFault(upstreamTimeout(options.provider, 'connect'), fault('timeout', true));
@@ -188,7 +189,7 @@ export function createUpstream(options: UpstreamOptions) {
      * The body of a response from `send`, as it arrives; a stalled or broken body is thrown as the
      * API's error. A reader that stops early cuts a body still arriving (its connection closes).
      */
-    async *read(response: UpstreamResponse, signal: AbortSignal): AsyncGenerator<Buffer> {
+    async *read(response: UpstreamResponse, signal: CancelSignal): AsyncGenerator<Buffer> {
       try {
         for await (const chunk of response.body) yield chunk;
       } catch (error) {

@@ -22,6 +22,7 @@ const LAYERS: { prefix: string; layer: string; rank: number }[] = [
   { prefix: 'server/validation.ts', layer: 'base', rank: 2 },
   { prefix: 'server/streams.ts', layer: 'base', rank: 2 },
   { prefix: 'server/ids.ts', layer: 'base', rank: 2 },
+  { prefix: 'server/cancellation.ts', layer: 'base', rank: 2 },
   { prefix: 'server/auth/', layer: 'auth', rank: 3 },
   { prefix: 'server/payments/', layer: 'payments', rank: 3 },
   { prefix: 'server/providers/', layer: 'providers', rank: 3 },

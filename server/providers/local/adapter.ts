@@ -5,6 +5,7 @@ import { contentText, ECHO_BOUNDS, estimateChatInputTokens, estimateTokens } fro
 import { structuredEcho } from './structured.js';
 import { echoTurn, streamPieces, type EchoTurn } from './echo.js';
 import { embedText, LOCAL_EMBED_DIMENSIONS, tokensToText } from './embed.js';
+import { abortReason, type CancelSignal } from '../../cancellation.js';
 
 /** The offline provider: always present, free, deterministic. */
 
@@ -35,8 +36,8 @@ function completionId(): string {
   return `chatcmpl-${randomBytes(12).toString('hex')}`;
 }
 
-function aborted(signal: AbortSignal): never {
-  throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+function aborted(signal: CancelSignal): never {
+  throw abortReason(signal);
 }
 
 /**

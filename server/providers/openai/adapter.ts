@@ -17,6 +17,7 @@ import {
 } from './schemas.js';
 import { createChatRelay } from './relay.js';
 import { tokenUsageOfChat } from './usage.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 export interface OpenAIAdapterOptions {
   /** The upstream's HTTP layer: base URL (with `/v1`), `Authorization` header, timeouts, retries. */
@@ -73,7 +74,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions): ProviderAdap
   }
 
   /** The server-sent events of a streamed POST, each with its data parsed as JSON. */
-  async function* stream(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<ServerSentEvent & { json: unknown }> {
+  async function* stream(path: string, body: unknown, signal: CancelSignal): AsyncGenerator<ServerSentEvent & { json: unknown }> {
     const response = await upstream.send(path, { body, signal, headers: { accept: 'text/event-stream' } });
     for await (const event of parseEventStream(upstream.read(response, signal))) {
       // Events already read stay unsent once the caller has gone.

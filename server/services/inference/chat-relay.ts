@@ -6,6 +6,7 @@ import { microToCredits } from '../../store/money.js';
 import type { SseBatch, SseEvent } from '../../streams.js';
 import { asApiError } from './metered-stream.js';
 import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 /**
  * A chat completion relayed from an upstream that speaks chat completions (the client does too):
@@ -53,7 +54,7 @@ export async function settledCompletion(relayed: RelayedCompletion, meter: Meter
 export async function* relayedChatEvents(
   batches: AsyncIterable<RelayedChatChunk[]>,
   meter: Meter,
-  options: { input: InputBound; modelId: string; includeUsage: boolean; signal: AbortSignal },
+  options: { input: InputBound; modelId: string; includeUsage: boolean; signal: CancelSignal },
 ): AsyncGenerator<SseEvent | SseBatch> {
   const { input, modelId, includeUsage, signal } = options;
   const modelJson = JSON.stringify(modelId);

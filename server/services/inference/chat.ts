@@ -12,9 +12,10 @@ import { heldOutputTokens, withOutputLimit } from './output-limit.js';
 import { chatSearches } from './web-searches.js';
 import { routingOf, type Routing } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 /** Chunks as chat-completion events: our model id, usage only when asked, then [DONE]. */
-async function* chatEvents(chunks: AsyncIterable<ChatChunk>, modelId: string, includeUsage: boolean, signal: AbortSignal): AsyncGenerator<SseEvent> {
+async function* chatEvents(chunks: AsyncIterable<ChatChunk>, modelId: string, includeUsage: boolean, signal: CancelSignal): AsyncGenerator<SseEvent> {
   try {
     for await (const { usage, ...chunk } of chunks) {
       if (chunk.choices.length > 0) yield { data: JSON.stringify({ ...chunk, model: modelId }) };
@@ -40,7 +41,7 @@ export function createChatService(deps: MeterOptions & { registry: ProviderRegis
   const routing = deps.routing ?? routingOf(deps);
   return {
     /** `operation` names the front door in the usage row (chat.completions, messages.create). */
-    async complete(caller: Caller, body: ChatBody, requestId: string, signal: AbortSignal, operation = 'chat.completions') {
+    async complete(caller: Caller, body: ChatBody, requestId: string, signal: CancelSignal, operation = 'chat.completions') {
       const plan = routing.plan(deps.registry.requested([body.model, ...(body.models ?? [])], 'chat'), body.stream ? 'stream' : 'answer');
       // n choices may each write the whole budget: the hold covers them all, on the dearest target.
       const choices = body.n ?? 1;

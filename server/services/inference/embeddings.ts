@@ -9,6 +9,7 @@ import { microToCredits } from '../../store/money.js';
 import { openMeter, type MeterOptions } from './meter.js';
 import { routingOf, type Routing } from './routing/runner.js';
 import { serveMetered } from './routing/served.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 type Body = z.output<typeof EmbeddingsBody>;
 
@@ -35,7 +36,7 @@ function embeddingsOf({ entry, adapter }: ResolvedModel): NonNullable<ProviderAd
 export function createEmbeddingsService(deps: MeterOptions & { registry: ProviderRegistry; routing?: Routing }) {
   const routing = deps.routing ?? routingOf(deps);
   return {
-    async create(caller: Caller, body: Body, requestId: string, signal: AbortSignal) {
+    async create(caller: Caller, body: Body, requestId: string, signal: CancelSignal) {
       const plan = routing.plan(deps.registry.requested([body.model], 'embeddings'), 'answer');
       for (const target of plan.targets) embeddingsOf(target);
       const inputs = inputsOf(body.input);

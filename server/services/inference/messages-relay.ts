@@ -17,6 +17,7 @@ import type { Routing, TargetPlan } from './routing/runner.js';
 import { firstEventOf, serveMetered } from './routing/served.js';
 import { cappedMessagesSearches } from './web-searches.js';
 import { assertMessagesToolsPriced } from './unpriced-tools.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 /** What the relay reads of the events that carry usage; the rest passes as the upstream wrote it. */
 const MessageStart = z.looseObject({ message: z.looseObject({ usage: AnthropicUsage.nullish(), model: z.unknown() }) });
@@ -91,7 +92,7 @@ function relayedBounds(entry: ModelEntry, headers: MessagesCall['headers']): Inp
  * passed on, so its usage carries what was charged (`cost`, credits); an error event is settled
  * before it goes out too, so whoever reads the end of the stream finds the charge and no hold.
  */
-async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter, modelId: string, signal: AbortSignal): AsyncGenerator<SseEvent> {
+async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter, modelId: string, signal: CancelSignal): AsyncGenerator<SseEvent> {
   let usage: AnthropicUsage = {};
   let finished = false;
   let producedChars = 0;
@@ -166,7 +167,7 @@ export async function relayMessage(
   deps: MeterOptions,
   routing: Routing,
   plan: TargetPlan,
-  request: { caller: Caller; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: AbortSignal },
+  request: { caller: Caller; body: MessagesBody; headers: IncomingHttpHeaders; requestId: string; signal: CancelSignal },
 ): Promise<Record<string, unknown> | SseReply> {
   const { caller, signal } = request;
   assertMessagesToolsPriced(request.body.tools);
@@ -199,7 +200,7 @@ export async function relayMessage(
 /** The upstream's own count of a request's input, for `POST /messages/count_tokens`. */
 export async function countRelayed(
   native: NativeMessages,
-  request: { entry: ModelEntry; body: Record<string, unknown>; headers: IncomingHttpHeaders; signal: AbortSignal },
+  request: { entry: ModelEntry; body: Record<string, unknown>; headers: IncomingHttpHeaders; signal: CancelSignal },
 ): Promise<number> {
   return native.countTokens({ model: request.entry.model, body: request.body, headers: protocolHeaders(request.headers), signal: request.signal });
 }

@@ -22,6 +22,7 @@ import {
   type MessageStreamOptions,
   type MessagesRequest,
 } from './messages-translate.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 type ChatService = Pick<ReturnType<typeof createChatService>, 'complete'>;
 
@@ -67,7 +68,7 @@ export async function* messageEvents(items: AsyncIterable<ChatStreamItem>, model
 export interface MessagesRequestInfo {
   id: string;
   headers: IncomingHttpHeaders;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /**

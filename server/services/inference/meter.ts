@@ -9,6 +9,7 @@ import type { InferenceObserver } from '../../metrics/inference-observer.js';
 import type { Caller } from './caller.js';
 import type { RateLimitService } from '../rate-limits.js';
 import { affordableOutputTokens, assertServiceTierPriced, costMicro, mostCostMicro, type CacheWrites } from './pricing.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 /** The usage row's error code for a failure. */
 export const errorCode = (error: unknown) => (error instanceof ApiError ? error.code : 'upstream_error');
@@ -232,7 +233,7 @@ export async function openMeter(
       }
     },
     /** Settles a request that failed before producing anything: nothing is charged. */
-    failed(error: unknown, signal: AbortSignal) {
+    failed(error: unknown, signal: CancelSignal) {
       return this.settle({ inputTokens: 0, outputTokens: 0 }, signal.aborted ? 'canceled' : 'error', signal.aborted ? CLIENT_CLOSED : errorCode(error));
     },
   };

@@ -5,6 +5,7 @@ import { tokensOfLength, writtenWeight, type InputBound } from '../../providers/
 import type { ChatChunk, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import { CLIENT_CLOSED, errorCode, type Meter } from './meter.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 /** Any failure as the API's error (an unexpected one is the upstream's fault: 502). */
 export function asApiError(error: unknown): ApiError {
@@ -24,7 +25,7 @@ export async function* meteredChunks(
   chunks: AsyncIterable<ChatChunk>,
   meter: Meter,
   input: InputBound,
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): AsyncGenerator<ChatChunk> {
   let usage: TokenUsage | null = null;
   let produced = '';

@@ -28,6 +28,7 @@ import { withOutputLimit } from './output-limit.js';
 import { assertToolsPriced } from './unpriced-tools.js';
 import { randomId, timeOrderedId } from '../../ids.js';
 import { cappedResponsesSearches } from './web-searches.js';
+import type { CancelSignal } from '../../cancellation.js';
 
 /** How often a background response checks whether another instance cancelled it. */
 const CANCEL_WATCH_MS = 500;
@@ -224,7 +225,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
    * upstream's own id when it has one. `answerHeader` names the targets tried (not for a
    * background response, whose answer has gone).
    */
-  async function complete(p: Prepared, signal: AbortSignal, answerHeader?: AnswerHeader): Promise<{ result: ResponseJson; upstreamId: string | null }> {
+  async function complete(p: Prepared, signal: CancelSignal, answerHeader?: AnswerHeader): Promise<{ result: ResponseJson; upstreamId: string | null }> {
     const { value } = await serveMetered(routing, p.plan, p.meter, signal, answerHeader, async (target) => {
       bind(p, target);
       const native = target.adapter.responses;
@@ -252,7 +253,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   async function* nativeEvents(
     p: Prepared,
     stream: AsyncIterable<ResponseStreamEvent>,
-    signal: AbortSignal,
+    signal: CancelSignal,
     upstream: { id: string | null },
   ): AsyncGenerator<ResponseStreamEvent> {
     let usage: TokenUsage | null = null;
@@ -302,7 +303,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
    * stream starts (before that, a failing target gives way to the next), with its response
    * objects as the client sees them.
    */
-  async function eventsOf(p: Prepared, signal: AbortSignal, upstream: { id: string | null }, answerHeader?: AnswerHeader): Promise<AsyncIterable<ResponseStreamEvent>> {
+  async function eventsOf(p: Prepared, signal: CancelSignal, upstream: { id: string | null }, answerHeader?: AnswerHeader): Promise<AsyncIterable<ResponseStreamEvent>> {
     const { value } = await serveMetered(routing, p.plan, p.meter, signal, answerHeader, async (target) => {
       bind(p, target);
       const native = target.adapter.responses;
@@ -323,7 +324,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   }
 
   /** Typed events as SSE; the final response is kept for GET; a failure is one `error` event. */
-  async function* sse(caller: Caller, p: Prepared, events: AsyncIterable<ResponseStreamEvent>, signal: AbortSignal, upstream: { id: string | null }): AsyncGenerator<SseEvent> {
+  async function* sse(caller: Caller, p: Prepared, events: AsyncIterable<ResponseStreamEvent>, signal: CancelSignal, upstream: { id: string | null }): AsyncGenerator<SseEvent> {
     let sequence = 0;
     try {
       for await (const event of events) {
@@ -342,7 +343,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
    * Runs a background response detached from the request that started it (whose client may go):
    * `work` takes it from in_progress to its end. A cancel stops it; a failure marks it failed.
    */
-  function detach(caller: Caller, p: Prepared, queued: ResponseJson, work: (signal: AbortSignal, ticker: Ticker) => Promise<void>) {
+  function detach(caller: Caller, p: Prepared, queued: ResponseJson, work: (signal: CancelSignal, ticker: Ticker) => Promise<void>) {
     const controller = new AbortController();
     const ticker = new Ticker();
     // A cancel may come through another instance over the same database: it writes the status,
@@ -425,7 +426,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
    * Live events come from the run on this instance; a response run by another instance (several
    * instances over PostgreSQL) is answered with the events stored so far.
    */
-  async function* follow(id: string, after: number, closed: AbortSignal): AsyncGenerator<SseEvent> {
+  async function* follow(id: string, after: number, closed: CancelSignal): AsyncGenerator<SseEvent> {
     const stop = new Promise<void>((resolve) => closed.addEventListener('abort', () => resolve(), { once: true }));
     let last = after;
     for (;;) {
@@ -443,7 +444,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
   }
 
   return {
-    async create(caller: Caller, request: ResponseRequest, requestId: string, signal: AbortSignal) {
+    async create(caller: Caller, request: ResponseRequest, requestId: string, signal: CancelSignal) {
       await store.responses.deleteExpired(clock.now().toISOString());
       const p = await prepare(caller, request, requestId);
       if (request.background && request.stream) {
@@ -468,7 +469,7 @@ export function createResponsesService(deps: MeterOptions & { registry: Provider
     },
 
     /** The kept response; with stream=true, the events of a background stream after starting_after, then the live ones. */
-    async get(caller: Caller, id: string, query: z.output<typeof ResponseGetQuery>, closed: AbortSignal) {
+    async get(caller: Caller, id: string, query: z.output<typeof ResponseGetQuery>, closed: CancelSignal) {
       const stored = await kept(caller, id);
       if (!query.stream) return stored.body as ResponseJson;
       const [first] = await store.responses.eventsAfter(id, -1);

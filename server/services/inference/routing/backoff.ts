@@ -1,4 +1,5 @@
 import type { Clock } from '../../../clock.js';
+import type { CancelSignal } from '../../../cancellation.js';
 
 /** Retries of one target before moving on, and how long they may wait in all. */
 export interface RetryPolicy {
@@ -30,7 +31,7 @@ export function waitBefore(retry: number, retryAfterMs: number | null, policy: R
   return delay;
 }
 
-export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+export type Sleep = (ms: number, signal: CancelSignal) => Promise<void>;
 
 /**
  * Waits `ms` by the clock: real time for the system clock; a manual clock (tests) also ends the

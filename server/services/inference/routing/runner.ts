@@ -7,6 +7,7 @@ import { clockSleep, DEFAULT_RETRY, waitBefore, type RetryPolicy, type Sleep } f
 import { createBreakers, type BreakerPolicy } from './breakers.js';
 import { createLatencyOrder, createRotation } from './plan.js';
 import { verdictOf } from './policy.js';
+import type { CancelSignal } from '../../../cancellation.js';
 
 /** One try of one target that did not answer: which, why (its error class), and how long it took, as the usage row keeps it. */
 export type FailedAttempt = UsageAttempt;
@@ -105,7 +106,7 @@ export function createRouting(options: RoutingOptions) {
       return { route: routed && first ? first.id : null, targets, kind };
     },
 
-    async run<T>(plan: TargetPlan, signal: AbortSignal, attempt: (target: ResolvedModel) => Promise<T>): Promise<Served<T>> {
+    async run<T>(plan: TargetPlan, signal: CancelSignal, attempt: (target: ResolvedModel) => Promise<T>): Promise<Served<T>> {
       const failed: FailedAttempt[] = [];
       let waited = 0;
       let lastError: unknown = null;

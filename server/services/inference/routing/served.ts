@@ -1,6 +1,7 @@
 import type { ResolvedModel } from '../../../providers/registry.js';
 import type { Meter } from '../meter.js';
 import { servedHeaders, unservedBy, type Routing, type Served, type TargetPlan } from './runner.js';
+import type { CancelSignal } from '../../../cancellation.js';
 
 /** Sets a header on the answer, while it has not been sent (a background response's has). */
 export type AnswerHeader = (name: string, value: string) => void;
@@ -15,7 +16,7 @@ export async function serveMetered<T>(
   routing: Routing,
   plan: TargetPlan,
   meter: Meter,
-  signal: AbortSignal,
+  signal: CancelSignal,
   answerHeader: AnswerHeader | undefined,
   attempt: (target: ResolvedModel) => Promise<T>,
 ): Promise<Served<T>> {
