@@ -29,10 +29,21 @@ export class Cancellation implements CancelSignal {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = new DOMException('This operation was aborted', 'AbortError');
+    // Each once, in order, as an abort event reaches them: one removed by a listener before it is
+    // not called, one added meanwhile is not either (the signal has aborted), and one that throws
+    // does not keep the rest from theirs (its error is thrown on its own, as EventTarget does).
     const listeners = this.listeners;
+    while (listeners && listeners.length > 0) {
+      const listener = listeners.shift() as () => void;
+      try {
+        listener();
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
     this.listeners = null;
-    // Each once, as an abort event reaches them: a signal aborts only once.
-    if (listeners) for (const listener of listeners) listener();
   }
 
   throwIfAborted(): void {

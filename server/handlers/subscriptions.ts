@@ -6,7 +6,7 @@ export const subscriptionsHandlers: HandlerTable = {
     return services.webhook(request.rawBody, typeof signature === 'string' ? signature : undefined);
   },
 
-  'subscriptions.plans': async ({ services }) => services.subscriptions.plans(),
+  'subscriptions.plans': async ({ principal, services }) => services.subscriptions.plans(principal),
   'subscriptions.status': async ({ principal, services }) => services.subscriptions.status(principal),
   'subscriptions.create-checkout-session': async ({ principal, body, services, request }) =>
     services.subscriptions.checkout(principal, body, request.origin),

@@ -84,10 +84,6 @@ function describeUnexpected(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-/**
- * Writes a stream of server-sent events; a client that goes away (`closed`) ends the iteration
- * early, also while a write waits for the socket to drain.
- */
 /** Until `res` drains, or its client goes (`closed`): a slow reader holds the stream back, a gone one ends it. */
 function drained(res: ServerResponse, closed: CancelSignal): Promise<void> {
   if (closed.aborted) return Promise.resolve();
@@ -102,6 +98,10 @@ function drained(res: ServerResponse, closed: CancelSignal): Promise<void> {
   });
 }
 
+/**
+ * Writes a stream of server-sent events; a client that goes away (`closed`) ends the iteration
+ * early, also while a write waits for the socket to drain.
+ */
 async function writeStream(res: ServerResponse, reply: SseReply, closed: CancelSignal): Promise<void> {
   // No `connection` header of our own: node keeps the connection alive when the client allows
   // it, and closes it after the stream when the client asked so (a forced keep-alive would hold

@@ -11,9 +11,9 @@ export interface Plan {
   rateLimitMultiplier: number;
   features: string[];
   /**
-   * Whether it can be subscribed to, changed to or renewed: always in the sandbox; with a real
-   * processor only when its price there is configured (a made-up price id would fail at the
-   * processor, in the customer's checkout).
+   * Whether it can be subscribed to, changed to or renewed live: always in the sandbox; with a
+   * real processor only when its price there is configured (a made-up price id would fail at the
+   * processor, in the customer's checkout). Test mode, the sandbox's, sells every plan.
    */
   onSale: boolean;
 }
@@ -58,8 +58,9 @@ export function createPlanCatalog(env: Partial<Record<PlanPriceVariable, string>
     return { ...plan, priceId: configured ?? `price_svc_${plan.tier}_${plan.interval}`, onSale: !options.realPrices || configured !== undefined };
   });
   return {
-    /** Every plan, on sale or not (a subscription may run on one that no longer is). */
+    /** Every plan, on sale or not. */
     all: plans,
+    /** The plans on sale live. */
     onSale: plans.filter((plan) => plan.onSale),
     /** The price variables of the plans not on sale. */
     unpriced: plans.filter((plan) => !plan.onSale).map(priceVariable),

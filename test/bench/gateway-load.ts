@@ -486,8 +486,8 @@ export async function gatewayLoad(): Promise<void> {
       await Promise.all(instances.map((instance) => instance.stop()));
     }
     // The machine's speed drifts over the minutes of a run (the proxy's req/s has differed by a
-    // third between runs): the proxy is measured again after every svc target, and the ratios
-    // are to the mean of its two measures.
+    // third between runs): the proxy is measured again once every svc target is, and the ratios
+    // are to the mean of its two measures (its percentiles too: an approximation).
     const again = new Map<string, Summary>();
     await load(targets.find((target) => target.name === 'bare proxy') as Target, again);
     for (const [key, second] of again) {

@@ -33,6 +33,27 @@ describe('a request’s cancellation', () => {
     expect(heard).toEqual(['first', 'third']);
   });
 
+  it('as an abort event goes: a listener removed by one before it is not called, and one that throws does not stop the rest', async () => {
+    const cancellation = new Cancellation();
+    const { signal } = cancellation;
+    const heard: string[] = [];
+    const third = () => heard.push('third');
+    signal.addEventListener('abort', () => {
+      heard.push('first');
+      signal.removeEventListener('abort', third);
+    });
+    signal.addEventListener('abort', () => {
+      throw new Error('a listener failed');
+    });
+    signal.addEventListener('abort', third);
+    signal.addEventListener('abort', () => heard.push('fourth'));
+    const thrown = new Promise<unknown>((resolve) => process.once('uncaughtException', resolve));
+    cancellation.cancel();
+    expect(heard).toEqual(['first', 'fourth']);
+    // Thrown on its own, as EventTarget throws a listener's error.
+    expect(await thrown).toEqual(new Error('a listener failed'));
+  });
+
   it('a real AbortSignal fits where the server takes one, and its reason reads the same way', () => {
     const controller = new AbortController();
     controller.abort('not an error');

@@ -312,6 +312,9 @@ describe('a plan whose Stripe price is not configured', () => {
       'The pro (year) plan is not on sale on this server (on sale: starter (month), starter (year), pro (month)); subscriptions plans lists those that are.',
     );
     expect(stripe.requests).toEqual([]);
+    // Test mode is the sandbox's, which sells every plan.
+    expect((await t.call('GET', `${API}/subscriptions/plans`, { key: t.testKey })).body.data).toHaveLength(4);
+    expect(stripe.requests).toEqual([]);
 
     // On a plan that is on sale, the one that is not cannot be reached either way.
     await subscribe('starter');

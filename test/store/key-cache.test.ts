@@ -66,6 +66,20 @@ describe('the key cache of the shared store', () => {
     await again;
   });
 
+  it('a read that runs longer than an entry may live answers only the lookups made while it was young', async () => {
+    let now = 0;
+    const cache = createKeyCache(() => now);
+    const store = controlledRead();
+    const early = cache.lookup('sk_live_abc', store.read);
+    now += KEY_CACHE_TTL_MS;
+    const late = cache.lookup('sk_live_abc', store.read);
+    expect(store.asked).toBe(2);
+    store.answer(0, candidates('old'));
+    store.answer(1, candidates('new'));
+    expect(await early).toEqual(candidates('old'));
+    expect(await late).toEqual(candidates('new'));
+  });
+
   it('a failed read fails the lookups that waited for it, and the next lookup reads again', async () => {
     const cache = createKeyCache(() => 0);
     let reads = 0;

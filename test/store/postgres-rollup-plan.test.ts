@@ -28,11 +28,16 @@ describe.skipIf(!testDatabaseUrl)('the rollup statement on PostgreSQL', () => {
     await schema?.drop();
   });
 
-  it('takes its rows by primary key, never by reading usage_events whole', async () => {
+  it('takes its rows by primary key, never by reading usage_events whole, in a plan made for the limit and in a cached one', async () => {
     const { string } = await rollPendingStatement(sql, 2000).describe();
-    const plan = (await sql.unsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${string}`, [2000])).map((row) => row['QUERY PLAN']).join('\n');
-    expect(plan).toMatch(/Index Scan using usage_events_pkey on usage_events/);
-    expect(plan).not.toMatch(/Seq Scan on usage_events/);
-    expect(plan).not.toMatch(/Seq Scan on usage_pending/);
+    for (const planCacheMode of ['auto', 'force_generic_plan']) {
+      const plan = await sql.begin(async (tx) => {
+        await tx.unsafe(`SET LOCAL plan_cache_mode = ${planCacheMode}`);
+        return (await tx.unsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${string}`, [2000])).map((row) => row['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toMatch(/Index Scan using usage_events_pkey on usage_events/);
+      expect(plan).not.toMatch(/Seq Scan on usage_events/);
+      expect(plan).not.toMatch(/Seq Scan on usage_pending/);
+    }
   });
 });

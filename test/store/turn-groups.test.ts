@@ -56,6 +56,21 @@ describe('turn groups', () => {
     expect(writes.map(({ items }) => items)).toEqual([[1], [2]]);
   });
 
+  it('a writer that throws at once leaves the groups after it, and the next write of its key, to go on', async () => {
+    const written: number[][] = [];
+    const groups = createTurnGroups<string, number>((head, items) => {
+      if (items.includes(1)) throw new Error('thrown, not rejected');
+      written.push(items);
+      return Promise.resolve();
+    });
+    groups.add('a', 'A', 1);
+    groups.add('b', 'B', 2);
+    await nextTurn();
+    groups.add('a', 'A', 3);
+    await groups.drain();
+    expect(written).toEqual([[2], [3]]);
+  });
+
   it('a group past the most one write takes is written in parts, one after another', async () => {
     const { groups, writes } = recorded();
     for (let item = 0; item < MOST_PER_WRITE + 5; item++) groups.add('a', 'A', item);
@@ -85,5 +100,20 @@ describe('turn groups', () => {
     writes[2]?.end();
     await draining;
     expect(drained).toBe(true);
+  });
+
+  it('drain also writes what is added while it waits', async () => {
+    const { groups, writes } = recorded();
+    groups.add('a', 'A', 1);
+    await nextTurn();
+    let drained = false;
+    const draining = groups.drain().then(() => (drained = true));
+    groups.add('b', 'B', 2);
+    writes[0]?.end();
+    await nextTurn();
+    expect(drained).toBe(false);
+    expect(writes.map(({ items }) => items)).toEqual([[1], [2]]);
+    writes[1]?.end();
+    await draining;
   });
 });

@@ -14,6 +14,9 @@ import { periodCredits, planRank, type Plan, type PlanCatalog } from '../../paym
 import type { SubscriptionReports } from './reports.js';
 import { describe, label, payerOf, present as presentAt, runningAt, subscriberKey, subscriberOf, subscriberScope, type Subscriber } from './state.js';
 
+/** Whose mode decides which plans are on sale: a subscriber's, or a subscription's. */
+type Mode = Pick<Subscriber, 'livemode'>;
+
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
@@ -55,22 +58,28 @@ export function createSubscriptionsService(deps: {
     return sub;
   }
 
-  function planFor(input: { tier?: Tier | undefined; interval?: BillingInterval | undefined; price_id?: string | undefined }): Plan {
+  function planFor(
+    subscriber: Mode,
+    input: { tier?: Tier | undefined; interval?: BillingInterval | undefined; price_id?: string | undefined },
+  ): Plan {
     if (input.price_id !== undefined) {
       const plan = plans.byPriceId(input.price_id);
       if (!plan) throw invalidRequest(`Unknown price_id '${input.price_id}'; subscriptions plans lists them.`, 'price_id');
-      return onSale(plan);
+      return onSale(subscriber, plan);
     }
     if (!input.tier || !input.interval) {
       throw invalidRequest('Give tier and interval, or price_id.', input.tier ? 'interval' : 'tier', 'missing_field');
     }
-    return onSale(plans.find(input.tier, input.interval));
+    return onSale(subscriber, plans.find(input.tier, input.interval));
   }
 
-  /** `plan`, when it can be subscribed or changed to here (not when its processor price is not configured). */
-  function onSale(plan: Plan): Plan {
-    if (plan.onSale) return plan;
-    const others = plans.onSale.map(label).join(', ');
+  /** The plans a subscriber can buy: in test mode (the sandbox's) every one, live those priced at the processor. */
+  const forSale = (subscriber: Mode) => (subscriber.livemode === false ? plans.all : plans.onSale);
+
+  /** `plan`, when the subscriber can subscribe or change to it (live, not when its processor price is not configured). */
+  function onSale(subscriber: Mode, plan: Plan): Plan {
+    if (forSale(subscriber).includes(plan)) return plan;
+    const others = forSale(subscriber).map(label).join(', ');
     throw conflict(
       `The ${label(plan)} plan is not on sale on this server${others ? ` (on sale: ${others})` : ''}; subscriptions plans lists those that are.`,
       'plan_not_on_sale',
@@ -131,7 +140,7 @@ export function createSubscriptionsService(deps: {
     const now = clock.now();
     if (sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}: renew it before upgrading.`, 'subscription_canceling');
     const from = plans.find(sub.tier, sub.interval);
-    const to = onSale(plans.find(input.tier, input.interval ?? sub.interval));
+    const to = onSale(sub, plans.find(input.tier, input.interval ?? sub.interval));
     if (planRank(to) <= planRank(from)) {
       throw conflict(`${describe(sub, now)}: an upgrade goes to a higher plan — a higher tier, or yearly from monthly (schedule-downgrade goes lower).`, 'not_an_upgrade');
     }
@@ -162,15 +171,16 @@ export function createSubscriptionsService(deps: {
       if (!sub.cancelAtPeriodEnd) throw conflict(`${describe(sub, now)}; it renews by itself.`, 'not_canceling');
       return { ...present(await change(sub, { cancelAtPeriodEnd: false })), checkout_session: null };
     }
-    const session = await openCheckout(sub, onSale(plans.find(sub.tier, sub.interval)), {}, origin);
+    const session = await openCheckout(sub, onSale(sub, plans.find(sub.tier, sub.interval)), {}, origin);
     return { ...present(sub), checkout_session: session };
   }
 
   return {
-    plans(): z.input<typeof PlanList> {
+    /** The plans the caller can subscribe to, in its mode. */
+    plans(principal: Principal): z.input<typeof PlanList> {
       return {
         object: 'list',
-        data: plans.onSale.map((plan) => ({
+        data: forSale(subscriberOf(principal)).map((plan) => ({
           tier: plan.tier,
           interval: plan.interval,
           price_usd: plan.priceUsdCents / 100,
@@ -186,7 +196,7 @@ export function createSubscriptionsService(deps: {
     },
 
     async checkout(principal: Principal, input: RedirectInput & { tier?: Tier; interval?: BillingInterval; price_id?: string }, origin: string) {
-      const plan = planFor(input);
+      const plan = planFor(subscriberOf(principal), input);
       const sub = await currentOf(principal);
       if (runningAt(sub, clock.now())) {
         throw conflict(`${describe(sub, clock.now())}. Use upgrade or schedule-downgrade to change plans.`, 'already_subscribed');
@@ -214,7 +224,7 @@ export function createSubscriptionsService(deps: {
         if (planRank(downgrade) >= planRank(sub)) {
           throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
         }
-        await processorOf(sub).scheduleNextPeriod(sub, onSale(plans.find(downgrade.tier, downgrade.interval)).priceId);
+        await processorOf(sub).scheduleNextPeriod(sub, onSale(sub, plans.find(downgrade.tier, downgrade.interval)).priceId);
         return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
       });
     },

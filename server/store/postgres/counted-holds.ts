@@ -21,7 +21,8 @@ interface Batch {
 /**
  * The usual request's first step on a shared store: counted against its caller's rate limits, the
  * tokens of its window read, and its credits reserved when both allow it. Requests that arrive in
- * one turn of the event loop for the same account and the same limits are one statement (one
+ * one turn of the event loop for the same account and the same limits (or while the statement
+ * before theirs runs: turn-groups.ts) are one statement (one
  * round trip, one commit, one lock of the account row), exactly as if they had come one after
  * another in their order: the n-th is the n-th request counted, and it is reserved when it is
  * within the limits and the balance, less what is held and what those before it reserve, covers

@@ -17,7 +17,7 @@ export const KEY_CACHE_TTL_MS = 500;
 export function createKeyCache(now: () => number = Date.now) {
   const entries = new Map<string, { candidates: KeyCandidates; readAt: number }>();
   /** Reads under way: the lookups of a prefix that arrive while one is read wait for it (when an entry ages out under load, one read, not one per request). */
-  const reading = new Map<string, { generation: number; answer: Promise<KeyCandidates> }>();
+  const reading = new Map<string, { generation: number; readAt: number; answer: Promise<KeyCandidates> }>();
   let generation = 0;
 
   const cached = (prefix: string): KeyCandidates | undefined => {
@@ -36,13 +36,14 @@ export function createKeyCache(now: () => number = Date.now) {
       const hit = cached(prefix);
       if (hit) return Promise.resolve(hit);
       const under = reading.get(prefix);
-      if (under && under.generation === generation) return under.answer;
+      // A read begun since the last write, and recently enough that its answer could be cached.
+      if (under && under.generation === generation && now() - under.readAt < KEY_CACHE_TTL_MS) return under.answer;
       const started = { generation, readAt: now() };
       const answer = read().then((candidates) => {
         if (candidates.length > 0 && started.generation === generation) entries.set(prefix, { candidates, readAt: started.readAt });
         return candidates;
       });
-      const entry = { generation, answer };
+      const entry = { ...started, answer };
       reading.set(prefix, entry);
       const done = () => {
         if (reading.get(prefix) === entry) reading.delete(prefix);

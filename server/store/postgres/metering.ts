@@ -207,8 +207,8 @@ export function createMeteringRepository(
     else for (const item of items) await settleAlone(item);
   }
 
-  // Settlements queued in this turn of the event loop, grouped per account at its end (as
-  // SQLite's group commit does): one statement per account, so a group locks one account row,
+  // Settlements queued in this turn of the event loop (or while the account's statement before
+  // runs), grouped per account (as SQLite's group commit does): one statement per account, so a group locks one account row,
   // as a single settlement does. Should two groups still wait on each other through rows that
   // accounts share (an app key's rate counters, paid for by its users), PostgreSQL ends one and its
   // settlements are tried again alone. Closing the store waits for the groups in flight, so no
@@ -267,7 +267,7 @@ export function createMeteringRepository(
       let reserved = false;
       if (rate && plain && amountMicro > 0) {
         // The usual request: counted, its tokens read and its credits reserved in one statement
-        // (with the others of this turn: counted-holds.ts).
+        // (with the others of this turn, or of the statement before's run: counted-holds.ts).
         const counted = await countedHolds.countAndReserve(id, amountMicro, requestId, rate);
         standing = { requests: counted.requests, tokens: counted.tokens };
         if (!rateAllows(rate, standing)) return { ok: false as const, rateLimited: true as const, rate: standing };

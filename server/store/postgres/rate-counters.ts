@@ -11,8 +11,8 @@ interface PendingAdd {
 /**
  * Rate-limit counters every instance shares: one upsert adds and returns the window's total, so
  * N instances enforce one limit exactly. Windows past are deleted by the instances' sweep.
- * Additions to one counter that arrive in the same turn of the event loop (the tokens of
- * requests settled together) are one upsert of their sum; each caller gets the total as it
+ * Additions to one counter that arrive in the same turn of the event loop, or while its upsert
+ * before runs (the tokens of requests settled together), are one upsert of their sum; each caller gets the total as it
  * stood after its own addition.
  */
 export function createRateCounters(sql: Sql): RateCounter {

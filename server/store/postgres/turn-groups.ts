@@ -23,8 +23,14 @@ export function createTurnGroups<Head, Item>(write: (head: Head, items: Item[]) 
   const start = (id: string, head: Head, items: Item[]) => {
     const taken = items.length > MOST_PER_WRITE ? items.splice(0, MOST_PER_WRITE) : items;
     if (taken !== items) waiting.set(id, { head, items });
-    // A writer that rejected anyway has answered nobody it could: nothing more to do here.
-    const done = write(head, taken)
+    // A writer that rejected (or threw) anyway has answered nobody it could: nothing more to do here.
+    let written: Promise<void>;
+    try {
+      written = write(head, taken);
+    } catch (error) {
+      written = Promise.reject(error);
+    }
+    const done = written
       .catch(() => undefined)
       .then(() => {
         writing.delete(id);
@@ -61,8 +67,11 @@ export function createTurnGroups<Head, Item>(write: (head: Head, items: Item[]) 
     },
 
     async drain(): Promise<void> {
-      if (queued.size > 0) flush();
-      while (writing.size > 0) await Promise.all(writing.values());
+      // Items added while it waits are written too.
+      while (queued.size > 0 || writing.size > 0) {
+        if (queued.size > 0) flush();
+        await Promise.all(writing.values());
+      }
     },
   };
 }
