@@ -17,6 +17,15 @@ describe('the key cache of the shared store', () => {
     };
   }
 
+  /** Two lookups that each made a read of their own: each gets its own read's answer. */
+  async function expectReadApart(store: ReturnType<typeof controlledRead>, first: Promise<KeyCandidates>, second: Promise<KeyCandidates>) {
+    expect(store.asked).toBe(2);
+    store.answer(0, candidates('old'));
+    store.answer(1, candidates('new'));
+    expect(await first).toEqual(candidates('old'));
+    expect(await second).toEqual(candidates('new'));
+  }
+
   it('lookups that arrive while a prefix is read wait for that read: one read, not one each', async () => {
     const cache = createKeyCache(() => 0);
     const store = controlledRead();
@@ -35,11 +44,7 @@ describe('the key cache of the shared store', () => {
     const before = cache.lookup('sk_live_abc', store.read);
     cache.clear();
     const after = cache.lookup('sk_live_abc', store.read);
-    expect(store.asked).toBe(2);
-    store.answer(0, candidates('old'));
-    store.answer(1, candidates('new'));
-    expect(await before).toEqual(candidates('old'));
-    expect(await after).toEqual(candidates('new'));
+    await expectReadApart(store, before, after);
     // The read begun before the write put nothing back: the cache holds the newer answer.
     expect(await cache.lookup('sk_live_abc', store.read)).toEqual(candidates('new'));
     expect(store.asked).toBe(2);
@@ -73,11 +78,7 @@ describe('the key cache of the shared store', () => {
     const early = cache.lookup('sk_live_abc', store.read);
     now += KEY_CACHE_TTL_MS;
     const late = cache.lookup('sk_live_abc', store.read);
-    expect(store.asked).toBe(2);
-    store.answer(0, candidates('old'));
-    store.answer(1, candidates('new'));
-    expect(await early).toEqual(candidates('old'));
-    expect(await late).toEqual(candidates('new'));
+    await expectReadApart(store, early, late);
   });
 
   it('a failed read fails the lookups that waited for it, and the next lookup reads again', async () => {

@@ -43,17 +43,12 @@ export function createTurnGroups<Head, Item>(write: (head: Head, items: Item[]) 
     writing.set(id, done);
   };
 
+  // Only keys with no write in flight are queued (add() sends the others to wait), and only a
+  // flush starts a key's first write: each group queued here starts its key's write.
   const flush = () => {
     const groups = queued;
     queued = new Map();
-    for (const [id, { head, items }] of groups) {
-      if (!writing.has(id)) start(id, head, items);
-      else {
-        // Gathered before the write now in flight began: ahead of those that came since.
-        const later = waiting.get(id);
-        waiting.set(id, { head, items: later ? [...items, ...later.items] : items });
-      }
-    }
+    for (const [id, { head, items }] of groups) start(id, head, items);
   };
 
   return {
