@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { backfillUsageRollupsSql } from '../../../server/store/usage-backfill.js';
 import { USAGE_ROLLUPS } from '../../../server/store/usage-rollups.js';
-import { insertUsageSql, usageRowParams } from '../../../server/store/sqlite/usage-rows.js';
+import { prepareUsageInsert } from '../../../server/store/sqlite/usage-rows.js';
 import type { UsageEvent } from '../../../server/store/types.js';
 
 const DAY = 86_400_000;
@@ -58,7 +58,7 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
     const next = random(42);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
     const start = now - 30 * DAY;
-    const insert = db.prepare(insertUsageSql);
+    const insert = prepareUsageInsert(db);
     let appRows = 0;
 
     const began = performance.now();
@@ -73,7 +73,7 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
         const outputTokens = status === 'ok' ? 1 + Math.floor(next() * 500) : 0;
         const costMicro = inputTokens * 15 + outputTokens * 60;
         if (ownApp) appRows++;
-        insert.run(usageRowParams({
+        insert({
           requestId: `bench-${i}`,
           appUuid: ownApp ? owner.app_uuid : pick(otherApps),
           keyId: byKey ? (ownApp ? pick(keys) : 'key-other') : null,
@@ -91,7 +91,7 @@ export function fillUsage(file: string, rows: number, now: number): FilledUsage 
           status,
           errorCode: status === 'refused' ? 'insufficient_credits' : status === 'error' ? 'upstream_error' : null,
           at: new Date(start + Math.floor((i * 30 * DAY) / rows)).toISOString(),
-        }, { costMicro, chargedMicro: costMicro }));
+        }, { costMicro, chargedMicro: costMicro });
       }
     })();
     const inserted = performance.now();
