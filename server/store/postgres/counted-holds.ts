@@ -70,8 +70,31 @@ export function createCountedHolds(sql: Sql, instanceId: string) {
     SELECT requests, tokens, EXISTS (SELECT 1 FROM held WHERE held.request_id = standing.request_id) AS held
     FROM standing ORDER BY ord`;
 
+  /**
+   * The same for a request alone (every request on a quiet server): its plan starts in about half
+   * the time of the batch's, whose unnest, window and join are there for many.
+   */
+  const aloneStatement = ({ accountId, rate }: Batch, { requestId, amountMicro }: Asked) => sql<CountedHold[]>`
+    WITH counted AS (
+      INSERT INTO rate_counters (key, window_start, total) VALUES (${rate.requestKey}, ${rate.windowStart}, 1)
+      ON CONFLICT (key, window_start) DO UPDATE SET total = rate_counters.total + EXCLUDED.total
+      RETURNING total
+    ), standing AS (
+      SELECT (SELECT total FROM counted) AS requests,
+             COALESCE((SELECT total FROM rate_counters WHERE key = ${rate.tokenKey} AND window_start = ${rate.windowStart}), 0) AS tokens
+    ), reserved AS (
+      UPDATE accounts SET held_micro = held_micro + ${amountMicro}
+      WHERE id = ${accountId} AND balance_micro - held_micro >= ${amountMicro}
+        AND EXISTS (SELECT 1 FROM standing WHERE requests <= ${rate.requestLimit} AND tokens < ${rate.tokenLimit})
+      RETURNING id
+    ), held AS (
+      INSERT INTO holds (request_id, account_id, amount_micro, instance_id, capped_address, key_id)
+      SELECT ${requestId}, id, ${amountMicro}, ${instanceId}, NULL, NULL FROM reserved RETURNING request_id
+    )
+    SELECT requests, tokens, EXISTS (SELECT 1 FROM held) AS held FROM standing`;
+
   const batches = createTurnGroups<Batch, Asked>((batch, asked) =>
-    batchStatement(batch, asked).then(
+    (asked.length === 1 ? aloneStatement(batch, asked[0]!) : batchStatement(batch, asked)).then(
       (rows) => {
         asked.forEach((one, i) => {
           const row = rows[i];
