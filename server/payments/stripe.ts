@@ -141,9 +141,12 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
           });
         } catch (error) {
           if (!(error instanceof Stripe.errors.StripeCardError)) throw error;
-          // The schedule of a planned downgrade was let go for the change; the change did not happen, so the plan stands.
+          // The schedule of a planned downgrade was let go for the change; the change did not happen,
+          // so the plan stands — unless it has gone off sale since: its price is not known here, and
+          // the service drops that plan.
           const downgrade = subscription.scheduledDowngrade;
-          if (downgrade) await processor.scheduleNextPeriod(subscription, plans.find(downgrade.tier, downgrade.interval).priceId);
+          const next = downgrade ? plans.find(downgrade.tier, downgrade.interval) : null;
+          if (next?.onSale) await processor.scheduleNextPeriod(subscription, next.priceId);
           throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
         }
       });

@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkConservation } from '../../server/services/conservation.js';
 import { PLAN_PRICES, startFakeStripe } from '../fixtures/fake-stripe.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { joinTestServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { onPostgres } from '../helpers/postgres.js';
 
 const SECRET_KEY = 'sk_test_svc_0123456789';
 const WEBHOOK_SECRET = 'whsec_svc_stripe_0123456789';
@@ -322,6 +326,65 @@ describe('a plan whose Stripe price is not configured', () => {
     expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 409, { code: 'plan_not_on_sale' });
     expect(stripe.requests).toEqual([]);
     expectStatus(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro' } }), 200);
+  });
+});
+
+describe('a plan whose Stripe price is unset while subscriptions run on it', () => {
+  const stripeEnv = (prices: Partial<typeof PLAN_PRICES>) => ({
+    STRIPE_SECRET_KEY: SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    SVC_STRIPE_API_URL: stripe.url,
+    ...prices,
+  });
+  let dir: string;
+  let before: TestServer;
+  // The same data before and after a restart: a SQLite file, or the PostgreSQL schema (whose first
+  // server stays up, since closing it gives the schema back).
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-retired-price-'));
+    await t.close();
+    before = await startTestServer({ env: stripeEnv(PLAN_PRICES), ...(onPostgres ? {} : { dbPath: join(dir, 'svc.db') }) });
+    t = before;
+  });
+  afterEach(async () => {
+    await t.close();
+    await before.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** The server started again with `variable` unset: the operator takes that plan off sale. */
+  async function restartWithout(variable: keyof typeof PLAN_PRICES) {
+    if (!onPostgres) await before.close();
+    const { [variable]: _unset, ...configured } = PLAN_PRICES;
+    t = await joinTestServer(before, { env: stripeEnv(configured) });
+  }
+
+  it('goes on for them: Stripe renews at the old price, and each period is followed and grants its credits', async () => {
+    const sub = await subscribe('pro');
+    await restartWithout('STRIPE_PRICE_PRO_MONTH');
+    const credits = await balance();
+    t.clock.advance(30 * 24 * 60 * 60 * 1000);
+    await t.server.services.billingClock.idle();
+    expect(await deliver(stripe.renew(sub.id))).toEqual([200, 200]);
+    expect(await balance()).toBe(credits + 4000);
+    const renewed = await t.server.store.subscriptions.get(sub.id);
+    expect(renewed).toMatchObject({ tier: 'pro', interval: 'month', status: 'active' });
+    expect(renewed?.currentPeriodStart).not.toBe(sub.currentPeriodStart);
+    expect((await t.call('GET', `${API}/developer/billing`)).body.data[0]).toMatchObject({ description: 'pro (month) plan, renewal', credits: 4000 });
+    // Still off sale to anyone else.
+    expectApiError(await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier: 'pro', interval: 'month' } }), 409, { code: 'plan_not_on_sale' });
+  });
+
+  it('a downgrade planned to it does not stand after a declined upgrade: Stripe is not sent a price it does not have', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    await restartWithout('STRIPE_PRICE_STARTER_MONTH');
+    stripe.declineCharges(sub.customerId ?? '');
+    stripe.requests.length = 0;
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 402, { code: 'card_declined' });
+    expect(stripe.requests.filter((request) => request.path.startsWith('/v1/subscription_schedules') && request.method === 'POST' && request.path.endsWith('schedules'))).toEqual([]);
+    const status = (await t.call('GET', `${API}/subscriptions/status`)).body;
+    expect(status).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: null });
+    expect([...stripe.schedules.values()].filter((s) => s.subscription === sub.id && s.status === 'active')).toEqual([]);
   });
 });
 

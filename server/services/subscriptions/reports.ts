@@ -30,6 +30,19 @@ export function createSubscriptionReports(deps: {
   const appExists = async (owner: { developerId: string; appUuid: string }) =>
     (await store.apps.get(owner.developerId, owner.appUuid)) !== null;
 
+  /**
+   * The plan a reported price is: ours by its id, or, for a subscription on record whose plan is no
+   * longer on sale (its price variable unset since, so its id unknown here), the plan on record —
+   * the processor goes on renewing it at the old price, and each paid period must still grant.
+   * An unknown price on a plan still on sale is not ours (changed at the processor by hand).
+   */
+  const planOf = (priceId: string | null, existing: SubscriptionRecord | null): Plan | null => {
+    const known = priceId === null ? null : plans.byPriceId(priceId);
+    if (known || !existing) return known;
+    const recorded = plans.find(existing.tier, existing.interval);
+    return priceId === null || !recorded.onSale ? recorded : null;
+  };
+
   /** Grants a paid period's credits, once per subscription and period start. */
   async function grantPeriod(sub: Subscriber & { id: string }, plan: Plan, periodStart: Date) {
     const payer = payerOf(sub);
@@ -46,8 +59,8 @@ export function createSubscriptionReports(deps: {
   return {
     /** A subscription's state; an unknown subscription without our metadata is ignored. */
     async state(state: SubscriptionState, version: number): Promise<SubscriptionRecord | null> {
-      const plan = plans.byPriceId(state.priceId);
       const existing = await store.subscriptions.get(state.id);
+      const plan = planOf(state.priceId, existing);
       const owner = existing ?? state.subject;
       if (!plan || !owner || (!existing && !(await appExists(owner)))) return existing;
       const at = clock.now().toISOString();
@@ -84,7 +97,7 @@ export function createSubscriptionReports(deps: {
     async invoicePaid(invoice: Extract<PaymentEvent, { kind: 'invoice_paid' }>): Promise<void> {
       const existing = await store.subscriptions.get(invoice.subscriptionId);
       const owner = existing ?? invoice.subject;
-      const plan = invoice.priceId ? plans.byPriceId(invoice.priceId) : existing ? plans.find(existing.tier, existing.interval) : null;
+      const plan = planOf(invoice.priceId, existing);
       if (!owner || !plan || !(await appExists(owner))) return;
       const renewal = invoice.billingReason === 'subscription_cycle';
       // An upgrade's invoice carries no grant: the upgrade granted its prorated credits already.

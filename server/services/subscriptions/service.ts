@@ -144,7 +144,17 @@ export function createSubscriptionsService(deps: {
     if (planRank(to) <= planRank(from)) {
       throw conflict(`${describe(sub, now)}: an upgrade goes to a higher plan — a higher tier, or yearly from monthly (schedule-downgrade goes lower).`, 'not_an_upgrade');
     }
-    const { state, charge } = await processorOf(sub).changePlan(sub, to.priceId);
+    const { state, charge } = await processorOf(sub)
+      .changePlan(sub, to.priceId)
+      .catch(async (error: unknown) => {
+        // Declined, the upgrade leaves a planned downgrade standing, unless its plan has gone off
+        // sale since: the processor cannot plan it again, so it is dropped rather than shown.
+        const planned = sub.scheduledDowngrade;
+        if (planned && !forSale(sub).includes(plans.find(planned.tier, planned.interval))) {
+          await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
+        }
+        throw error;
+      });
     const updated = (await reports.state(state, seconds(now))) ?? sub;
     const creditsMicro = Math.floor(
       prorate(
