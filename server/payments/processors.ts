@@ -24,6 +24,9 @@ export function paymentsNotConfigured(): ApiError {
 /** A payment the processor could not take (Stripe's `card_declined`): nothing was charged, nothing changed. */
 export const paymentDeclined = (message: string) => new ApiError(402, 'card_error', message, 'card_declined');
 
+/** Whether a processor's failure was `paymentDeclined`: the processor changed nothing. */
+export const isDeclined = (error: unknown) => error instanceof ApiError && error.code === 'card_declined';
+
 /** The processor of each mode of money. */
 export function createProcessors(mode: PaymentsMode, sandbox: SandboxProcessor, stripe: PaymentProcessor | null) {
   const live: PaymentProcessor | null = mode === 'stripe' ? stripe : mode === 'sandbox' ? sandbox : null;

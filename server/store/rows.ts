@@ -199,8 +199,10 @@ export interface SubscriptionRow {
   current_period_start: string;
   current_period_end: string;
   cancel_at_period_end: Flag;
+  price_id: string | null;
   scheduled_tier: Tier | null;
   scheduled_interval: BillingInterval | null;
+  scheduled_price_id: string | null;
   state_version: number;
   created_at: string;
   updated_at: string;
@@ -219,8 +221,11 @@ export const toSubscription = (row: SubscriptionRow): SubscriptionRecord => ({
   currentPeriodStart: row.current_period_start,
   currentPeriodEnd: row.current_period_end,
   cancelAtPeriodEnd: isSet(row.cancel_at_period_end),
+  priceId: row.price_id,
   scheduledDowngrade:
-    row.scheduled_tier && row.scheduled_interval ? { tier: row.scheduled_tier, interval: row.scheduled_interval } : null,
+    row.scheduled_tier && row.scheduled_interval
+      ? { tier: row.scheduled_tier, interval: row.scheduled_interval, priceId: row.scheduled_price_id }
+      : null,
   stateVersion: row.state_version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,

@@ -20,6 +20,7 @@ const subscription = (n: number, end: string): SubscriptionRecord => ({
   currentPeriodStart: '2026-02-01T00:00:00.000Z',
   currentPeriodEnd: end,
   cancelAtPeriodEnd: false,
+  priceId: null,
   scheduledDowngrade: null,
   stateVersion: 1,
   createdAt: '2026-02-01T00:00:00.000Z',

@@ -44,6 +44,13 @@ async function deliver(events: object[], secret = WEBHOOK_SECRET) {
   return statuses;
 }
 
+/** A month on: Stripe renews the subscription, and its invoice and new state are delivered. */
+async function renewedAtStripe(subscriptionId: string) {
+  t.clock.advance(30 * 24 * 60 * 60 * 1000);
+  await t.server.services.billingClock.idle();
+  expect(await deliver(stripe.renew(subscriptionId))).toEqual([200, 200]);
+}
+
 const balance = async () => (await t.call('GET', `${API}/credits/balance`)).body.credits as number;
 const lastRequest = (path: string) => [...stripe.requests].reverse().find((r) => r.path.startsWith(path));
 
@@ -136,9 +143,7 @@ describe('the Stripe processor (against a fake Stripe API, through the stripe SD
   it('follows Stripe’s renewals and its end of a canceled subscription', async () => {
     const sub = await subscribe('pro');
     const before = await balance();
-    t.clock.advance(30 * 24 * 60 * 60 * 1000);
-    await t.server.services.billingClock.idle();
-    expect(await deliver(stripe.renew(sub.id))).toEqual([200, 200]);
+    await renewedAtStripe(sub.id);
     expect(await balance()).toBe(before + 4000);
     await t.call('POST', `${API}/subscriptions/cancel`);
     t.clock.advance(30 * 24 * 60 * 60 * 1000);
@@ -362,9 +367,7 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     const sub = await subscribe('pro');
     await restartWithout('STRIPE_PRICE_PRO_MONTH');
     const credits = await balance();
-    t.clock.advance(30 * 24 * 60 * 60 * 1000);
-    await t.server.services.billingClock.idle();
-    expect(await deliver(stripe.renew(sub.id))).toEqual([200, 200]);
+    await renewedAtStripe(sub.id);
     expect(await balance()).toBe(credits + 4000);
     const renewed = await t.server.store.subscriptions.get(sub.id);
     expect(renewed).toMatchObject({ tier: 'pro', interval: 'month', status: 'active' });
@@ -385,6 +388,38 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     const status = (await t.call('GET', `${API}/subscriptions/status`)).body;
     expect(status).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: null });
     expect([...stripe.schedules.values()].filter((s) => s.subscription === sub.id && s.status === 'active')).toEqual([]);
+  });
+
+  it('a downgrade planned to it before stands: Stripe renews at its old price, and the lower plan is followed and granted', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    await restartWithout('STRIPE_PRICE_STARTER_MONTH');
+    const credits = await balance();
+    await renewedAtStripe(sub.id);
+    expect(await balance()).toBe(credits + 1000);
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'starter', interval: 'month', scheduledDowngrade: null });
+  });
+
+  it('a price that was never this subscription’s is not taken for its plan', async () => {
+    const sub = await subscribe('pro');
+    await restartWithout('STRIPE_PRICE_PRO_MONTH');
+    const credits = await balance();
+    // Moved at Stripe by hand to a price svc never had.
+    const item = stripe.subscriptions.get(sub.id)?.items.data[0];
+    if (!item) throw new Error('expected the subscription at Stripe');
+    item.price = { id: 'price_someone_elses_1_dollar' };
+    await renewedAtStripe(sub.id);
+    expect(await balance()).toBe(credits);
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'pro', interval: 'month', currentPeriodStart: sub.currentPeriodStart });
+  });
+
+  it('an upgrade that fails otherwise than by a decline leaves the planned downgrade as Stripe may still have it', async () => {
+    await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    await restartWithout('STRIPE_PRICE_STARTER_MONTH');
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'No such subscription item.');
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 502);
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ scheduled_downgrade: { tier: 'starter', interval: 'month' } });
   });
 });
 

@@ -31,16 +31,19 @@ export function createSubscriptionReports(deps: {
     (await store.apps.get(owner.developerId, owner.appUuid)) !== null;
 
   /**
-   * The plan a reported price is: ours by its id, or, for a subscription on record whose plan is no
-   * longer on sale (its price variable unset since, so its id unknown here), the plan on record —
-   * the processor goes on renewing it at the old price, and each paid period must still grant.
-   * An unknown price on a plan still on sale is not ours (changed at the processor by hand).
+   * The plan a reported price is: ours by its configured id; else, for a subscription on record,
+   * the plan it was recorded at that very price (its own, or its planned downgrade's) — a plan
+   * taken off sale since (its price variable unset) keeps its subscriptions, which the processor
+   * goes on billing at the old price, and each paid period must still be followed and grant. Any
+   * other price is not ours (set at the processor by hand). No price: the plan on record.
    */
   const planOf = (priceId: string | null, existing: SubscriptionRecord | null): Plan | null => {
-    const known = priceId === null ? null : plans.byPriceId(priceId);
+    if (priceId === null) return existing ? plans.find(existing.tier, existing.interval) : null;
+    const known = plans.byPriceId(priceId);
     if (known || !existing) return known;
-    const recorded = plans.find(existing.tier, existing.interval);
-    return priceId === null || !recorded.onSale ? recorded : null;
+    if (priceId === existing.priceId) return plans.find(existing.tier, existing.interval);
+    const planned = existing.scheduledDowngrade;
+    return planned && priceId === planned.priceId ? plans.find(planned.tier, planned.interval) : null;
   };
 
   /** Grants a paid period's credits, once per subscription and period start. */
@@ -76,6 +79,7 @@ export function createSubscriptionReports(deps: {
         currentPeriodStart: state.periodStart.toISOString(),
         currentPeriodEnd: state.periodEnd.toISOString(),
         cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+        priceId: state.priceId,
         scheduledDowngrade: existing?.scheduledDowngrade ?? null,
         stateVersion: version,
         livemode: existing?.livemode ?? state.subject?.livemode ?? true,

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import type { PaidCharge, SubscriptionChange } from '../../payments/processor.js';
-import type { Processors } from '../../payments/processors.js';
+import { isDeclined, type Processors } from '../../payments/processors.js';
 import { creditsToMicro, microToCredits } from '../../store/money.js';
 import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
@@ -148,9 +148,10 @@ export function createSubscriptionsService(deps: {
       .changePlan(sub, to.priceId)
       .catch(async (error: unknown) => {
         // Declined, the upgrade leaves a planned downgrade standing, unless its plan has gone off
-        // sale since: the processor cannot plan it again, so it is dropped rather than shown.
+        // sale since: the processor cannot plan it again, so it is dropped rather than shown. (Any
+        // other failure may have left the processor's plan as it was: ours stays with it.)
         const planned = sub.scheduledDowngrade;
-        if (planned && !forSale(sub).includes(plans.find(planned.tier, planned.interval))) {
+        if (isDeclined(error) && planned && !forSale(sub).includes(plans.find(planned.tier, planned.interval))) {
           await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
         }
         throw error;
@@ -234,8 +235,9 @@ export function createSubscriptionsService(deps: {
         if (planRank(downgrade) >= planRank(sub)) {
           throw conflict(`${describe(sub, now)}: a downgrade goes to a lower plan — a lower tier, or monthly from yearly (upgrade goes higher).`, 'not_a_downgrade');
         }
-        await processorOf(sub).scheduleNextPeriod(sub, onSale(sub, plans.find(downgrade.tier, downgrade.interval)).priceId);
-        return present(await store.subscriptions.scheduleDowngrade(sub.id, downgrade, now.toISOString()));
+        const { priceId } = onSale(sub, plans.find(downgrade.tier, downgrade.interval));
+        await processorOf(sub).scheduleNextPeriod(sub, priceId);
+        return present(await store.subscriptions.scheduleDowngrade(sub.id, { ...downgrade, priceId }, now.toISOString()));
       });
     },
 

@@ -66,6 +66,9 @@ export function present(sub: SubscriptionRecord | null, now: Date): z.input<type
     current_period_start: sub.currentPeriodStart,
     current_period_end: sub.currentPeriodEnd,
     cancel_at_period_end: running && sub.cancelAtPeriodEnd,
-    scheduled_downgrade: running && sub.scheduledDowngrade ? { ...sub.scheduledDowngrade, effective_at: sub.currentPeriodEnd } : null,
+    scheduled_downgrade:
+      running && sub.scheduledDowngrade
+        ? { tier: sub.scheduledDowngrade.tier, interval: sub.scheduledDowngrade.interval, effective_at: sub.currentPeriodEnd }
+        : null,
   };
 }

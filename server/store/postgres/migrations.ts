@@ -1,4 +1,5 @@
 import { backfillUsageRollupsSql, backfillUsageRollupsSql15, oneUsageRowPerRequestSql } from '../usage-backfill.js';
+import { subscriptionPricesSql } from '../subscription-prices.js';
 
 /**
  * Numbered schema migrations of the PostgreSQL store, applied in order at start under an
@@ -563,5 +564,10 @@ export const pgMigrations: PgMigration[] = [
     name: 'usage rows reach the rollups in batches: the ids of those not rolled up yet (SQLite 25)',
     // Listed, not marked as SQLite's are: ids several instances take do not follow their commits.
     sql: `CREATE TABLE usage_pending (id BIGINT PRIMARY KEY);`,
+  },
+  {
+    version: 15,
+    name: "a subscription's processor price, and its planned downgrade's (SQLite 26)",
+    sql: subscriptionPricesSql,
   },
 ];

@@ -37,11 +37,12 @@ async function applyIn(tx: Tx, record: SubscriptionRecord): Promise<{ record: Su
       // yet committed then) still ends as 'conflict', through the unique index.
       const inserted = await unlessSecondActive(tx, (sp) => sp`
         INSERT INTO subscriptions (id, developer_id, app_uuid, address, customer_id, tier, interval, status,
-          current_period_start, current_period_end, cancel_at_period_end, scheduled_tier, scheduled_interval,
-          state_version, created_at, updated_at, livemode)
+          current_period_start, current_period_end, cancel_at_period_end, price_id, scheduled_tier, scheduled_interval,
+          scheduled_price_id, state_version, created_at, updated_at, livemode)
         VALUES (${record.id}, ${record.developerId}, ${record.appUuid}, ${record.address}, ${record.customerId},
           ${record.tier}, ${record.interval}, ${record.status}, ${record.currentPeriodStart}, ${record.currentPeriodEnd},
-          ${record.cancelAtPeriodEnd}, ${record.scheduledDowngrade?.tier ?? null}, ${record.scheduledDowngrade?.interval ?? null},
+          ${record.cancelAtPeriodEnd}, ${record.priceId}, ${record.scheduledDowngrade?.tier ?? null},
+          ${record.scheduledDowngrade?.interval ?? null}, ${record.scheduledDowngrade?.priceId ?? null},
           ${record.stateVersion}, ${record.createdAt}, ${record.updatedAt}, ${record.livemode})
         ON CONFLICT (id) DO NOTHING`.then((result) => result.count));
       if (inserted === 'conflict') return 'conflict';
@@ -59,8 +60,10 @@ async function applyIn(tx: Tx, record: SubscriptionRecord): Promise<{ record: Su
         interval = ${record.interval}, status = ${record.status}, current_period_start = ${record.currentPeriodStart},
         current_period_end = ${record.currentPeriodEnd}, cancel_at_period_end = ${record.cancelAtPeriodEnd},
         state_version = ${record.stateVersion}, updated_at = ${record.updatedAt},
+        price_id = COALESCE(${record.priceId}, price_id),
         scheduled_tier = CASE WHEN ${canceled} THEN NULL ELSE scheduled_tier END,
-        scheduled_interval = CASE WHEN ${canceled} THEN NULL ELSE scheduled_interval END
+        scheduled_interval = CASE WHEN ${canceled} THEN NULL ELSE scheduled_interval END,
+        scheduled_price_id = CASE WHEN ${canceled} THEN NULL ELSE scheduled_price_id END
       WHERE id = ${record.id} RETURNING *`.then(([row]) => row));
     if (updated === 'conflict') return 'conflict';
     if (!updated) throw new Error(`subscription ${record.id} vanished while locked`);
@@ -95,7 +98,7 @@ export function createSubscriptionsRepository(sql: Sql): Store['subscriptions'] 
     async scheduleDowngrade(id, downgrade, at) {
       const [row] = await sql<SubscriptionRow[]>`
         UPDATE subscriptions SET scheduled_tier = ${downgrade?.tier ?? null}, scheduled_interval = ${downgrade?.interval ?? null},
-          updated_at = ${at}
+          scheduled_price_id = ${downgrade?.priceId ?? null}, updated_at = ${at}
         WHERE id = ${id} RETURNING *`;
       return row ? toSubscription(row) : null;
     },

@@ -1,4 +1,5 @@
 import { backfillUsageRollupsSql, backfillUsageRollupsSql15, oneUsageRowPerRequestSql } from '../usage-backfill.js';
+import { subscriptionPricesSql } from '../subscription-prices.js';
 
 /**
  * Numbered schema migrations, applied in order at start; `PRAGMA user_version` records the last
@@ -664,5 +665,10 @@ export const migrations: Migration[] = [
       CREATE TRIGGER usage_events_no_delete BEFORE DELETE ON usage_events
         BEGIN SELECT RAISE(ABORT, 'usage rows are kept: the rollups count them by id'); END;
     `,
+  },
+  {
+    version: 26,
+    name: "a subscription's processor price, and its planned downgrade's (PostgreSQL 15)",
+    sql: subscriptionPricesSql,
   },
 ];

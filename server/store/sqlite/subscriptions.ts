@@ -15,8 +15,10 @@ const toRow = (record: SubscriptionRecord): SubscriptionRow => ({
   current_period_start: record.currentPeriodStart,
   current_period_end: record.currentPeriodEnd,
   cancel_at_period_end: record.cancelAtPeriodEnd ? 1 : 0,
+  price_id: record.priceId,
   scheduled_tier: record.scheduledDowngrade?.tier ?? null,
   scheduled_interval: record.scheduledDowngrade?.interval ?? null,
+  scheduled_price_id: record.scheduledDowngrade?.priceId ?? null,
   state_version: record.stateVersion,
   created_at: record.createdAt,
   updated_at: record.updatedAt,
@@ -36,23 +38,25 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   );
   const insert = db.prepare(
     `INSERT INTO subscriptions (id, developer_id, app_uuid, address, customer_id, tier, interval, status,
-       current_period_start, current_period_end, cancel_at_period_end, scheduled_tier, scheduled_interval,
-       state_version, created_at, updated_at, livemode)
+       current_period_start, current_period_end, cancel_at_period_end, price_id, scheduled_tier, scheduled_interval,
+       scheduled_price_id, state_version, created_at, updated_at, livemode)
      VALUES (@id, @developer_id, @app_uuid, @address, @customer_id, @tier, @interval, @status,
-       @current_period_start, @current_period_end, @cancel_at_period_end, @scheduled_tier, @scheduled_interval,
-       @state_version, @created_at, @updated_at, @livemode)`,
+       @current_period_start, @current_period_end, @cancel_at_period_end, @price_id, @scheduled_tier, @scheduled_interval,
+       @scheduled_price_id, @state_version, @created_at, @updated_at, @livemode)`,
   );
   // The processor's state; the scheduled downgrade is ours and survives it (unless canceled).
   const update = db.prepare(
     `UPDATE subscriptions SET customer_id = COALESCE(@customer_id, customer_id), tier = @tier, interval = @interval,
        status = @status, current_period_start = @current_period_start, current_period_end = @current_period_end,
        cancel_at_period_end = @cancel_at_period_end, state_version = @state_version, updated_at = @updated_at,
+       price_id = COALESCE(@price_id, price_id),
        scheduled_tier = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_tier END,
-       scheduled_interval = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_interval END
+       scheduled_interval = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_interval END,
+       scheduled_price_id = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_price_id END
      WHERE id = @id`,
   );
   const setDowngrade = db.prepare(
-    'UPDATE subscriptions SET scheduled_tier = ?, scheduled_interval = ?, updated_at = ? WHERE id = ?',
+    'UPDATE subscriptions SET scheduled_tier = ?, scheduled_interval = ?, scheduled_price_id = ?, updated_at = ? WHERE id = ?',
   );
   const due = db.prepare<[string, number, number], SubscriptionRow>(
     "SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ? ORDER BY current_period_end, id LIMIT ? OFFSET ?",
@@ -104,7 +108,7 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
       return apply(record);
     },
     async scheduleDowngrade(id, downgrade, at) {
-      setDowngrade.run(downgrade?.tier ?? null, downgrade?.interval ?? null, at, id);
+      setDowngrade.run(downgrade?.tier ?? null, downgrade?.interval ?? null, downgrade?.priceId ?? null, at, id);
       const row = select.get(id);
       return row ? toSubscription(row) : null;
     },

@@ -40,7 +40,14 @@ export interface SubscriptionRecord {
   currentPeriodStart: string;
   currentPeriodEnd: string;
   cancelAtPeriodEnd: boolean;
-  scheduledDowngrade: { tier: Tier; interval: BillingInterval } | null;
+  /**
+   * The processor's price id of the plan, as it last reported it (null until a report names one).
+   * A plan taken off sale here keeps its subscriptions, which the processor goes on billing at
+   * this price: it is how a report of a price no longer configured is still known.
+   */
+  priceId: string | null;
+  /** The downgrade planned for the period end, with the price it was planned at the processor with (null: not known). */
+  scheduledDowngrade: { tier: Tier; interval: BillingInterval; priceId: string | null } | null;
   /** Seconds: the time of the newest processor state applied. */
   stateVersion: number;
   createdAt: string;
