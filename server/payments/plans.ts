@@ -57,6 +57,7 @@ export function createPlanCatalog(env: Partial<Record<PlanPriceVariable, string>
     const configured = env[priceVariable(plan)];
     return { ...plan, priceId: configured ?? `price_svc_${plan.tier}_${plan.interval}`, onSale: !options.realPrices || configured !== undefined };
   });
+  const find = (tier: Tier, interval: BillingInterval) => plans.find((p) => p.tier === tier && p.interval === interval) as Plan;
   return {
     /** Every plan, on sale or not. */
     all: plans,
@@ -64,8 +65,17 @@ export function createPlanCatalog(env: Partial<Record<PlanPriceVariable, string>
     onSale: plans.filter((plan) => plan.onSale),
     /** The price variables of the plans not on sale. */
     unpriced: plans.filter((plan) => !plan.onSale).map(priceVariable),
-    find: (tier: Tier, interval: BillingInterval) => plans.find((p) => p.tier === tier && p.interval === interval) as Plan,
+    find,
     byPriceId: (priceId: string) => plans.find((p) => p.priceId === priceId) ?? null,
+    /**
+     * The price a downgrade planned at the processor goes on at: the one it was planned with (its
+     * plan may have been taken off sale since, its price still the processor's), else its plan's
+     * while on sale; null when neither is known.
+     */
+    plannedPrice(planned: { tier: Tier; interval: BillingInterval; priceId: string | null }): string | null {
+      const plan = find(planned.tier, planned.interval);
+      return planned.priceId ?? (plan.onSale ? plan.priceId : null);
+    },
   };
 }
 

@@ -140,14 +140,14 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
             expand: ['latest_invoice'],
           });
         } catch (error) {
-          if (!(error instanceof Stripe.errors.StripeCardError)) throw error;
-          // The schedule of a planned downgrade was let go for the change; the change did not happen,
-          // so the plan stands — unless it has gone off sale since: its price is not known here, and
-          // the service drops that plan.
-          const downgrade = subscription.scheduledDowngrade;
-          const next = downgrade ? plans.find(downgrade.tier, downgrade.interval) : null;
-          if (next?.onSale) await processor.scheduleNextPeriod(subscription, next.priceId);
-          throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
+          // The schedule of a planned downgrade was let go for the change, which did not happen
+          // (declined, or failed otherwise): the plan stands, planned again at its price. One
+          // whose price is not known (planned before prices were recorded, its plan off sale since)
+          // cannot be, and the service drops it.
+          const price = subscription.scheduledDowngrade ? plans.plannedPrice(subscription.scheduledDowngrade) : null;
+          if (price !== null) await processor.scheduleNextPeriod(subscription, price);
+          if (error instanceof Stripe.errors.StripeCardError) throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
+          throw error;
         }
       });
       return { state: subscriptionStateOf(updated), charge: paidChangeOf(updated.latest_invoice) };
@@ -162,7 +162,9 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
       await atStripe('schedule the next period', async () => {
         const item = await unscheduledItem(subscription.id);
         if (priceId === null) return;
-        const next = plans.byPriceId(priceId);
+        // A configured price, or the one a downgrade was planned with before its plan went off sale.
+        const planned = subscription.scheduledDowngrade;
+        const next = plans.byPriceId(priceId) ?? (planned?.priceId === priceId ? planned : null);
         if (!next) throw new Error(`unknown price ${priceId}`);
         const schedule = await stripe.subscriptionSchedules.create({ from_subscription: subscription.id });
         const current = schedule.phases[0];

@@ -7,6 +7,7 @@ import { checkConservation } from '../../server/services/conservation.js';
 import { PLAN_PRICES, startFakeStripe } from '../fixtures/fake-stripe.js';
 import { API, expectApiError, expectStatus } from '../helpers/api.js';
 import { joinTestServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { onDatabase } from '../helpers/database.js';
 import { onPostgres } from '../helpers/postgres.js';
 
 const SECRET_KEY = 'sk_test_svc_0123456789';
@@ -377,17 +378,59 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     expectApiError(await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier: 'pro', interval: 'month' } }), 409, { code: 'plan_not_on_sale' });
   });
 
-  it('a downgrade planned to it does not stand after a declined upgrade: Stripe is not sent a price it does not have', async () => {
+  /** The downgrade Stripe has planned for the subscription: the price of its next phase, or null. */
+  const plannedAtStripe = (subscriptionId: string) =>
+    [...stripe.schedules.values()].find((s) => s.subscription === subscriptionId && s.status === 'active')?.phases[1]?.items[0]?.price ?? null;
+
+  it('a downgrade planned to it stands after a declined upgrade: planned again at Stripe at the price it was planned with', async () => {
     const sub = await subscribe('pro');
     expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
     await restartWithout('STRIPE_PRICE_STARTER_MONTH');
     stripe.declineCharges(sub.customerId ?? '');
-    stripe.requests.length = 0;
     expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 402, { code: 'card_declined' });
-    expect(stripe.requests.filter((request) => request.path.startsWith('/v1/subscription_schedules') && request.method === 'POST' && request.path.endsWith('schedules'))).toEqual([]);
-    const status = (await t.call('GET', `${API}/subscriptions/status`)).body;
-    expect(status).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: null });
-    expect([...stripe.schedules.values()].filter((s) => s.subscription === sub.id && s.status === 'active')).toEqual([]);
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', scheduled_downgrade: { tier: 'starter', interval: 'month' } });
+    expect(plannedAtStripe(sub.id)).toBe(PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH);
+  });
+
+  it('an upgrade that fails after Stripe let the planned downgrade go plans it again', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'No such price.', `POST /v1/subscriptions/${sub.id}`);
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 502);
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', scheduled_downgrade: { tier: 'starter' } });
+    expect(plannedAtStripe(sub.id)).toBe(PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH);
+  });
+
+  it('a subscription from before prices were recorded learns its own at start, or, its plan off sale, is taken at the one plan it can be', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    await onDatabase(t, ['UPDATE subscriptions SET price_id = NULL, scheduled_price_id = NULL', 'SELECT 1']);
+    // Started again with the starter price unset: the pro price is learnt, the starter one cannot be.
+    await restartWithout('STRIPE_PRICE_STARTER_MONTH');
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({
+      priceId: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH,
+      scheduledDowngrade: { tier: 'starter', priceId: null },
+    });
+    const credits = await balance();
+    await renewedAtStripe(sub.id);
+    expect(await balance()).toBe(credits + 1000);
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'starter', interval: 'month', priceId: PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH });
+  });
+
+  it('an end at a price not ours is still followed: it grants nothing, and the subscription is over', async () => {
+    const sub = await subscribe('pro');
+    // Moved at Stripe by hand to a price svc never had, then ended there (as for an unpaid invoice).
+    const atStripe = stripe.subscriptions.get(sub.id);
+    const item = atStripe?.items.data[0];
+    if (!atStripe || !item) throw new Error('expected the subscription at Stripe');
+    item.price = { id: 'price_someone_elses_1_dollar' };
+    atStripe.status = 'canceled';
+    const credits = await balance();
+    t.clock.advance(60 * 1000);
+    expect(await deliver(stripe.updated(sub.id))).toEqual([200]);
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'pro', status: 'canceled' });
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ status: 'canceled' });
+    expect(await balance()).toBe(credits);
   });
 
   it('a downgrade planned to it before stands: Stripe renews at its old price, and the lower plan is followed and granted', async () => {

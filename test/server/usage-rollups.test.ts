@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { microToCredits } from '../../server/store/money.js';
 import { backfillUsageRollupsSql } from '../../server/store/usage-backfill.js';
 import { API, appPath, bearer, createKey, createOwnerApp, expectStatus } from '../helpers/api.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { pricedProvider } from '../helpers/providers.js';
+import { onDatabase } from '../helpers/database.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -44,28 +43,6 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   server = dir = undefined;
 });
-
-/** Runs statements on the server's own database (a SQLite file, or its PostgreSQL schema); returns the last one's rows. */
-async function onDatabase(t: TestServer, statements: string[]): Promise<Record<string, unknown>[]> {
-  if (onPostgres) {
-    const sql = postgres(t.database, { max: 1, onnotice: () => {} });
-    try {
-      let rows: Record<string, unknown>[] = [];
-      for (const statement of statements) rows = [...(await sql.unsafe(statement))];
-      return rows;
-    } finally {
-      await sql.end();
-    }
-  }
-  const db = new Database(t.database);
-  try {
-    const last = statements.at(-1) as string;
-    for (const statement of statements.slice(0, -1)) db.exec(statement);
-    return db.prepare(last).all() as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
-}
 
 const NUMBERS = ['requests', 'refused', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'charged_micro'] as const;
 const ROW_COUNTS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'reasoning_tokens', 'charged_micro'] as const;

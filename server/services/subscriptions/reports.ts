@@ -41,9 +41,16 @@ export function createSubscriptionReports(deps: {
     if (priceId === null) return existing ? plans.find(existing.tier, existing.interval) : null;
     const known = plans.byPriceId(priceId);
     if (known || !existing) return known;
-    if (priceId === existing.priceId) return plans.find(existing.tier, existing.interval);
+    // The subscription's plan and its planned downgrade's, each with the price it was recorded at.
     const planned = existing.scheduledDowngrade;
-    return planned && priceId === planned.priceId ? plans.find(planned.tier, planned.interval) : null;
+    const candidates = [{ plan: plans.find(existing.tier, existing.interval), price: existing.priceId }];
+    if (planned) candidates.push({ plan: plans.find(planned.tier, planned.interval), price: planned.priceId });
+    const recorded = candidates.find((candidate) => candidate.price === priceId);
+    if (recorded) return recorded.plan;
+    // Recorded before prices were, and taken off sale before the start that records them
+    // (app.ts), a plan's price is not known: when one plan alone can be it, it is that plan.
+    const unknown = candidates.filter((candidate) => candidate.price === null && !candidate.plan.onSale);
+    return unknown.length === 1 ? (unknown[0]?.plan ?? null) : null;
   };
 
   /** Grants a paid period's credits, once per subscription and period start. */
@@ -63,7 +70,8 @@ export function createSubscriptionReports(deps: {
     /** A subscription's state; an unknown subscription without our metadata is ignored. */
     async state(state: SubscriptionState, version: number): Promise<SubscriptionRecord | null> {
       const existing = await store.subscriptions.get(state.id);
-      const plan = planOf(state.priceId, existing);
+      // An end is followed at whatever price: it grants nothing, and canceled is final.
+      const plan = planOf(state.priceId, existing) ?? (existing && state.status === 'canceled' ? plans.find(existing.tier, existing.interval) : null);
       const owner = existing ?? state.subject;
       if (!plan || !owner || (!existing && !(await appExists(owner)))) return existing;
       const at = clock.now().toISOString();

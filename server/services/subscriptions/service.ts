@@ -147,11 +147,11 @@ export function createSubscriptionsService(deps: {
     const { state, charge } = await processorOf(sub)
       .changePlan(sub, to.priceId)
       .catch(async (error: unknown) => {
-        // Declined, the upgrade leaves a planned downgrade standing, unless its plan has gone off
-        // sale since: the processor cannot plan it again, so it is dropped rather than shown. (Any
-        // other failure may have left the processor's plan as it was: ours stays with it.)
+        // Declined, the upgrade leaves a planned downgrade standing (the processor plans it again),
+        // unless its price is not known: then it cannot be, and is dropped rather than shown. (Any
+        // other failure may have come before the processor let its plan go: ours stays with it.)
         const planned = sub.scheduledDowngrade;
-        if (isDeclined(error) && planned && !forSale(sub).includes(plans.find(planned.tier, planned.interval))) {
+        if (isDeclined(error) && planned && sub.livemode && plans.plannedPrice(planned) === null) {
           await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
         }
         throw error;
