@@ -136,9 +136,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(await paymentsSetup(paymentsMode, environment, plans)),
     });
     await services.signingKeys.ready();
-    // Subscriptions from before their price was recorded learn it from the prices configured now
-    // (services/subscriptions/reports.ts reads a report of a price taken off sale by it).
-    if (paymentsMode === 'stripe') await store.subscriptions.recordPrices(plans.onSale);
   } catch (error) {
     await store.close();
     throw error;

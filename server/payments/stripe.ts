@@ -73,6 +73,15 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
     return item;
   }
 
+  /** The price a subscription is at now, by Stripe; null when Stripe cannot say. */
+  async function priceNow(subscriptionId: string): Promise<string | null> {
+    try {
+      return (await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]?.price.id ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   const processor: PaymentProcessor = {
     name: 'stripe',
     webhookSecret: settings.webhookSecret,
@@ -140,13 +149,18 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
             expand: ['latest_invoice'],
           });
         } catch (error) {
-          // The schedule of a planned downgrade was let go for the change, which did not happen
-          // (declined, or failed otherwise): the plan stands, planned again at its price. One
-          // whose price is not known (planned before prices were recorded, its plan off sale since)
-          // cannot be, and the service drops it.
+          // The schedule of a planned downgrade was let go for the change. Declined, the change did
+          // not happen (error_if_incomplete); failed otherwise, it may have (the answer lost after
+          // Stripe made it), so Stripe is asked. Where it did not, the plan stands, planned again at
+          // its price; where it did, the change supersedes it, and its report follows. One whose
+          // price is not known (planned before prices were recorded, its plan off sale since)
+          // cannot be planned again, and the service drops it.
+          const declined = error instanceof Stripe.errors.StripeCardError;
           const price = subscription.scheduledDowngrade ? plans.plannedPrice(subscription.scheduledDowngrade) : null;
-          if (price !== null) await processor.scheduleNextPeriod(subscription, price);
-          if (error instanceof Stripe.errors.StripeCardError) throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
+          if (price !== null && (declined || (await priceNow(subscription.id)) === item.price.id)) {
+            await processor.scheduleNextPeriod(subscription, price);
+          }
+          if (declined) throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
           throw error;
         }
       });

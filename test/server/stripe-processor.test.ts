@@ -401,23 +401,18 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     expect(plannedAtStripe(sub.id)).toBe(PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH);
   });
 
-  it('a subscription from before prices were recorded learns its own at start, or, its plan off sale, is taken at the one plan it can be', async () => {
+  it('a subscription from before prices were recorded, its downgrade’s plan taken off sale, is taken at the one plan that can be billed', async () => {
     const sub = await subscribe('pro');
     expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
     await onDatabase(t, ['UPDATE subscriptions SET price_id = NULL, scheduled_price_id = NULL', 'SELECT 1']);
-    // Started again with the starter price unset: the pro price is learnt, the starter one cannot be.
     await restartWithout('STRIPE_PRICE_STARTER_MONTH');
-    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({
-      priceId: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH,
-      scheduledDowngrade: { tier: 'starter', priceId: null },
-    });
     const credits = await balance();
     await renewedAtStripe(sub.id);
     expect(await balance()).toBe(credits + 1000);
     expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'starter', interval: 'month', priceId: PLAN_PRICES.STRIPE_PRICE_STARTER_MONTH });
   });
 
-  it('an end at a price not ours is still followed: it grants nothing, and the subscription is over', async () => {
+  it('an end at a price not ours is still followed, and that price is not taken for ours after it', async () => {
     const sub = await subscribe('pro');
     // Moved at Stripe by hand to a price svc never had, then ended there (as for an unpaid invoice).
     const atStripe = stripe.subscriptions.get(sub.id);
@@ -428,9 +423,20 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     const credits = await balance();
     t.clock.advance(60 * 1000);
     expect(await deliver(stripe.updated(sub.id))).toEqual([200]);
-    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'pro', status: 'canceled' });
+    expect(await t.server.store.subscriptions.get(sub.id)).toMatchObject({ tier: 'pro', status: 'canceled', priceId: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH });
     expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ status: 'canceled' });
+    // An invoice at that price paid late (or reported out of order) grants nothing.
+    await renewedAtStripe(sub.id);
     expect(await balance()).toBe(credits);
+  });
+
+  it('an upgrade Stripe made but whose answer was lost does not plan the superseded downgrade again', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'The answer was lost.', `POST /v1/subscriptions/${sub.id}`, { afterDoing: true });
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 502);
+    expect(stripe.subscriptions.get(sub.id)?.items.data[0]?.price.id).toBe(PLAN_PRICES.STRIPE_PRICE_PRO_YEAR);
+    expect(plannedAtStripe(sub.id)).toBeNull();
   });
 
   it('a downgrade planned to it before stands: Stripe renews at its old price, and the lower plan is followed and granted', async () => {

@@ -47,8 +47,8 @@ export function createSubscriptionReports(deps: {
     if (planned) candidates.push({ plan: plans.find(planned.tier, planned.interval), price: planned.priceId });
     const recorded = candidates.find((candidate) => candidate.price === priceId);
     if (recorded) return recorded.plan;
-    // Recorded before prices were, and taken off sale before the start that records them
-    // (app.ts), a plan's price is not known: when one plan alone can be it, it is that plan.
+    // Recorded before prices were (and not reported since), a plan off sale has no price known
+    // here: when one plan alone can be the one billed, it is that plan, and its price is kept.
     const unknown = candidates.filter((candidate) => candidate.price === null && !candidate.plan.onSale);
     return unknown.length === 1 ? (unknown[0]?.plan ?? null) : null;
   };
@@ -70,8 +70,10 @@ export function createSubscriptionReports(deps: {
     /** A subscription's state; an unknown subscription without our metadata is ignored. */
     async state(state: SubscriptionState, version: number): Promise<SubscriptionRecord | null> {
       const existing = await store.subscriptions.get(state.id);
-      // An end is followed at whatever price: it grants nothing, and canceled is final.
-      const plan = planOf(state.priceId, existing) ?? (existing && state.status === 'canceled' ? plans.find(existing.tier, existing.interval) : null);
+      const matched = planOf(state.priceId, existing);
+      // An end is followed at whatever price, its plan the one on record (its price not taken for
+      // ours): it grants nothing, and canceled is final.
+      const plan = matched ?? (existing && state.status === 'canceled' ? plans.find(existing.tier, existing.interval) : null);
       const owner = existing ?? state.subject;
       if (!plan || !owner || (!existing && !(await appExists(owner)))) return existing;
       const at = clock.now().toISOString();
@@ -87,7 +89,7 @@ export function createSubscriptionReports(deps: {
         currentPeriodStart: state.periodStart.toISOString(),
         currentPeriodEnd: state.periodEnd.toISOString(),
         cancelAtPeriodEnd: state.cancelAtPeriodEnd,
-        priceId: state.priceId,
+        priceId: matched ? state.priceId : (existing?.priceId ?? null),
         scheduledDowngrade: existing?.scheduledDowngrade ?? null,
         stateVersion: version,
         livemode: existing?.livemode ?? state.subject?.livemode ?? true,

@@ -95,17 +95,6 @@ export function createSubscriptionsRepository(sql: Sql): Store['subscriptions'] 
       return sql.begin((tx) => applyIn(tx, record));
     },
 
-    async recordPrices(prices) {
-      await sql.begin(async (tx) => {
-        for (const { tier, interval, priceId } of prices) {
-          await tx`UPDATE subscriptions SET price_id = ${priceId} WHERE price_id IS NULL AND livemode AND tier = ${tier} AND interval = ${interval}`;
-          await tx`
-            UPDATE subscriptions SET scheduled_price_id = ${priceId}
-            WHERE scheduled_price_id IS NULL AND livemode AND scheduled_tier = ${tier} AND scheduled_interval = ${interval}`;
-        }
-      });
-    },
-
     async scheduleDowngrade(id, downgrade, at) {
       const [row] = await sql<SubscriptionRow[]>`
         UPDATE subscriptions SET scheduled_tier = ${downgrade?.tier ?? null}, scheduled_interval = ${downgrade?.interval ?? null},

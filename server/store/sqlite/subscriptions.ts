@@ -55,18 +55,6 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
        scheduled_price_id = CASE WHEN @status = 'canceled' THEN NULL ELSE scheduled_price_id END
      WHERE id = @id`,
   );
-  const recordPrice = db.prepare<[string, string, string]>(
-    'UPDATE subscriptions SET price_id = ? WHERE price_id IS NULL AND livemode = 1 AND tier = ? AND interval = ?',
-  );
-  const recordPlannedPrice = db.prepare<[string, string, string]>(
-    'UPDATE subscriptions SET scheduled_price_id = ? WHERE scheduled_price_id IS NULL AND livemode = 1 AND scheduled_tier = ? AND scheduled_interval = ?',
-  );
-  const recordPrices = db.transaction((prices: readonly { tier: string; interval: string; priceId: string }[]) => {
-    for (const { tier, interval, priceId } of prices) {
-      recordPrice.run(priceId, tier, interval);
-      recordPlannedPrice.run(priceId, tier, interval);
-    }
-  });
   const setDowngrade = db.prepare(
     'UPDATE subscriptions SET scheduled_tier = ?, scheduled_interval = ?, scheduled_price_id = ?, updated_at = ? WHERE id = ?',
   );
@@ -118,9 +106,6 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     },
     async apply(record) {
       return apply(record);
-    },
-    async recordPrices(prices) {
-      recordPrices(prices);
     },
     async scheduleDowngrade(id, downgrade, at) {
       setDowngrade.run(downgrade?.tier ?? null, downgrade?.interval ?? null, downgrade?.priceId ?? null, at, id);

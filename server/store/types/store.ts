@@ -1,4 +1,4 @@
-import type { BillingInterval, BillingLine, CheckoutSessionRecord, LedgerAudit, SubscriptionInvoiceRecord, SubscriptionRecord, Tier } from './billing.js';
+import type { BillingLine, CheckoutSessionRecord, LedgerAudit, SubscriptionInvoiceRecord, SubscriptionRecord } from './billing.js';
 import type { BudgetChecks, BudgetWindows, Grant, HoldResult, Payer, RateCount, TokenCount } from './money.js';
 import type { ApiKeyPatch, ApiKeyRecord, AppDeletion, AppPatch, AppRecord, AppScope, AppUserPatch, AppUserRecord, BalanceDestination, DeveloperRecord, KeyOwner, NewApiKey, NewApp, Page, PageOf, SigningKeyRecord, TextChannel, TextRegistrationRecord } from './records.js';
 import type { ResponseOwner, StoredResponse, StoredResponseEvent } from './responses.js';
@@ -236,11 +236,6 @@ export interface Store {
      * another active subscription in the same mode.
      */
     apply(record: SubscriptionRecord): Promise<{ record: SubscriptionRecord; applied: boolean } | 'conflict'>;
-    /**
-     * Gives the live subscriptions without a recorded price (from before prices were recorded) the
-     * price configured now for their plan, and so their planned downgrades.
-     */
-    recordPrices(prices: readonly { tier: Tier; interval: BillingInterval; priceId: string }[]): Promise<void>;
     /** Sets or clears the downgrade planned for the period end (our own, not a processor state). */
     scheduleDowngrade(id: string, downgrade: SubscriptionRecord['scheduledDowngrade'], at: string): Promise<SubscriptionRecord | null>;
     /** Active subscriptions whose period ended at or before `now`, soonest first (then by id). */
