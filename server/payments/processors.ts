@@ -24,8 +24,21 @@ export function paymentsNotConfigured(): ApiError {
 /** A payment the processor could not take (Stripe's `card_declined`): nothing was charged, nothing changed. */
 export const paymentDeclined = (message: string) => new ApiError(402, 'card_error', message, 'card_declined');
 
-/** Whether a processor's failure was `paymentDeclined`: the processor changed nothing. */
-export const isDeclined = (error: unknown) => error instanceof ApiError && error.code === 'card_declined';
+/** Failures of a plan change after which the processor no longer has the downgrade planned before it. */
+const downgradesLetGo = new WeakSet<object>();
+
+/**
+ * Marks a failed plan change (`changePlan`) after which the downgrade planned before it is no
+ * longer planned at the processor (let go for the change, and not planned again): its record
+ * must drop it too.
+ */
+export function letGoOfDowngrade<T>(failure: T): T {
+  if (typeof failure === 'object' && failure !== null) downgradesLetGo.add(failure);
+  return failure;
+}
+
+/** Whether a failed plan change let go of the downgrade planned before it (`letGoOfDowngrade`). */
+export const letGoOfDowngradeBy = (failure: unknown) => typeof failure === 'object' && failure !== null && downgradesLetGo.has(failure);
 
 /** The processor of each mode of money. */
 export function createProcessors(mode: PaymentsMode, sandbox: SandboxProcessor, stripe: PaymentProcessor | null) {

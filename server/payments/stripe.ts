@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { PlanCatalog } from './plans.js';
 import { subscriptionStateOf } from './events.js';
 import type { PaidCharge, PaymentProcessor } from './processor.js';
-import { paymentDeclined } from './processors.js';
+import { letGoOfDowngrade, paymentDeclined } from './processors.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -73,10 +73,10 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
     return item;
   }
 
-  /** The price a subscription is at now, by Stripe; null when Stripe cannot say. */
-  async function priceNow(subscriptionId: string): Promise<string | null> {
+  /** The subscription as Stripe has it now, with its latest invoice; null when Stripe cannot say. */
+  async function subscriptionNow(subscriptionId: string): Promise<StripeClient.Subscription | null> {
     try {
-      return (await stripe.subscriptions.retrieve(subscriptionId)).items.data[0]?.price.id ?? null;
+      return await stripe.subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
     } catch {
       return null;
     }
@@ -139,6 +139,8 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
      * open: credits for an upgrade nobody paid.)
      */
     async changePlan(subscription, priceId) {
+      // Whether the downgrade planned before the change was let go and not planned again (below).
+      let downgradeLetGo = false;
       const updated = await atStripe('change the plan', async () => {
         const item = await unscheduledItem(subscription.id);
         try {
@@ -149,20 +151,25 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
             expand: ['latest_invoice'],
           });
         } catch (error) {
-          // The schedule of a planned downgrade was let go for the change. Declined, the change did
-          // not happen (error_if_incomplete); failed otherwise, it may have (the answer lost after
-          // Stripe made it), so Stripe is asked. Where it did not, the plan stands, planned again at
-          // its price; where it did, the change supersedes it, and its report follows. One whose
-          // price is not known (planned before prices were recorded, its plan off sale since)
-          // cannot be planned again, and the service drops it.
+          // Declined, the change did not happen (error_if_incomplete). Failed otherwise, it may have
+          // (the answer lost after Stripe made it, and paid: it makes none unpaid), so Stripe is asked.
           const declined = error instanceof Stripe.errors.StripeCardError;
-          const price = subscription.scheduledDowngrade ? plans.plannedPrice(subscription.scheduledDowngrade) : null;
-          if (price !== null && (declined || (await priceNow(subscription.id)) === item.price.id)) {
-            await processor.scheduleNextPeriod(subscription, price);
-          }
-          if (declined) throw paymentDeclined(`Stripe declined the payment: ${error.message}`);
-          throw error;
+          const now = declined ? null : await subscriptionNow(subscription.id);
+          const priceThen = now?.items.data[0]?.price.id ?? null;
+          if (now && priceThen === priceId) return now;
+          const failure = declined ? paymentDeclined(`Stripe declined the payment: ${error.message}`) : error;
+          // The schedule of a planned downgrade was let go for the change: where the change surely
+          // did not happen, the plan stands, planned again at its price. Else (Stripe cannot say, or
+          // the price is not known: planned before prices were recorded, its plan off sale since)
+          // it is gone, and the record drops it.
+          const planned = subscription.scheduledDowngrade;
+          const price = planned ? plans.plannedPrice(planned) : null;
+          if (price !== null && (declined || priceThen === item.price.id)) await processor.scheduleNextPeriod(subscription, price);
+          else downgradeLetGo = planned !== null;
+          throw failure;
         }
+      }).catch((error: unknown) => {
+        throw downgradeLetGo ? letGoOfDowngrade(error) : error;
       });
       return { state: subscriptionStateOf(updated), charge: paidChangeOf(updated.latest_invoice) };
     },

@@ -430,13 +430,27 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     expect(await balance()).toBe(credits);
   });
 
-  it('an upgrade Stripe made but whose answer was lost does not plan the superseded downgrade again', async () => {
+  it('an upgrade Stripe made but whose answer was lost is answered as made: granted, the downgrade it supersedes gone', async () => {
     const sub = await subscribe('pro');
     expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
     stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'The answer was lost.', `POST /v1/subscriptions/${sub.id}`, { afterDoing: true });
-    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 502);
+    const upgraded = await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } });
+    expectStatus(upgraded, 200);
+    expect(upgraded.body).toMatchObject({ tier: 'pro', interval: 'year', scheduled_downgrade: null });
+    expect(upgraded.body.granted_credits).toBeGreaterThan(0);
     expect(stripe.subscriptions.get(sub.id)?.items.data[0]?.price.id).toBe(PLAN_PRICES.STRIPE_PRICE_PRO_YEAR);
     expect(plannedAtStripe(sub.id)).toBeNull();
+  });
+
+  it('an upgrade that failed where Stripe cannot say whether it was made drops the downgrade it let go, rather than show it', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'No such price.', `POST /v1/subscriptions/${sub.id}`);
+    // The look before the change passes; the one after it fails.
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'Stripe is away.', `GET /v1/subscriptions/${sub.id}`, { skip: 1 });
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 502);
+    expect(plannedAtStripe(sub.id)).toBeNull();
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: null });
   });
 
   it('a downgrade planned to it before stands: Stripe renews at its old price, and the lower plan is followed and granted', async () => {

@@ -3,7 +3,10 @@ import type { Processors } from '../../payments/processors.js';
 import type { Store } from '../../store/types.js';
 import type { PlanCatalog } from '../../payments/plans.js';
 
-/** The longest the clock sleeps: a period end set by a webhook from elsewhere is seen this soon. */
+/**
+ * The longest the clock sleeps: a period end set by a webhook from elsewhere is seen this soon, and
+ * a period that ended while its processor has not reported the next one is asked about this often.
+ */
 const MAX_SLEEP_MS = 60_000;
 const BATCH = 100;
 
@@ -45,8 +48,11 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
   async function plan(): Promise<void> {
     if (stopped) return;
     if (timer) clearTimeout(timer);
-    const next = await store.subscriptions.nextPeriodEnd();
-    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));
+    // The next end still to come: one already past waits on its processor (Stripe renews it, and its
+    // report re-plans), and planning at it would wake the clock again at once, and again.
+    const now = clock.now();
+    const next = await store.subscriptions.nextPeriodEnd(now.toISOString());
+    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - now.getTime()));
     timer = setTimeout(() => void wake(), wait);
     timer.unref();
   }

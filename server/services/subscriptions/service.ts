@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidRequest, notFound } from '../../errors.js';
 import type { PaidCharge, SubscriptionChange } from '../../payments/processor.js';
-import { isDeclined, type Processors } from '../../payments/processors.js';
+import { letGoOfDowngradeBy, type Processors } from '../../payments/processors.js';
 import { creditsToMicro, microToCredits } from '../../store/money.js';
 import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../store/types.js';
 import type { PaymentsService, RedirectInput } from '../payments.js';
@@ -147,13 +147,9 @@ export function createSubscriptionsService(deps: {
     const { state, charge } = await processorOf(sub)
       .changePlan(sub, to.priceId)
       .catch(async (error: unknown) => {
-        // Declined, the upgrade leaves a planned downgrade standing (the processor plans it again),
-        // unless its price is not known: then it cannot be, and is dropped rather than shown. (Any
-        // other failure may have come before the processor let its plan go: ours stays with it.)
-        const planned = sub.scheduledDowngrade;
-        if (isDeclined(error) && planned && sub.livemode && plans.plannedPrice(planned) === null) {
-          await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
-        }
+        // A failed upgrade leaves a planned downgrade standing, unless the processor let go of it
+        // and could not plan it again: then it is dropped rather than shown.
+        if (sub.scheduledDowngrade && letGoOfDowngradeBy(error)) await store.subscriptions.scheduleDowngrade(sub.id, null, now.toISOString());
         throw error;
       });
     const updated = (await reports.state(state, seconds(now))) ?? sub;

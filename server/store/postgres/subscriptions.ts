@@ -110,8 +110,9 @@ export function createSubscriptionsRepository(sql: Sql): Store['subscriptions'] 
       return rows.map(toSubscription);
     },
 
-    async nextPeriodEnd() {
-      const [row] = await sql<{ at: string | null }[]>`SELECT MIN(current_period_end) AS at FROM subscriptions WHERE status = 'active'`;
+    async nextPeriodEnd(after) {
+      const [row] = await sql<{ at: string | null }[]>`
+        SELECT MIN(current_period_end) AS at FROM subscriptions WHERE status = 'active' AND current_period_end > ${after}`;
       return row?.at ?? null;
     },
 

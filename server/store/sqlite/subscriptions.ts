@@ -61,8 +61,8 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
   const due = db.prepare<[string, number, number], SubscriptionRow>(
     "SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ? ORDER BY current_period_end, id LIMIT ? OFFSET ?",
   );
-  const nextEnd = db.prepare<[], { at: string | null }>(
-    "SELECT MIN(current_period_end) AS at FROM subscriptions WHERE status = 'active'",
+  const nextEnd = db.prepare<[string], { at: string | null }>(
+    "SELECT MIN(current_period_end) AS at FROM subscriptions WHERE status = 'active' AND current_period_end > ?",
   );
   const insertInvoice = db.prepare(
     `INSERT OR IGNORE INTO subscription_invoices (id, subscription_id, developer_id, amount_usd_cents, credits_micro, description, paid_at)
@@ -115,8 +115,8 @@ export function createSubscriptionsRepository(db: Db): Store['subscriptions'] {
     async due(now, limit, offset = 0) {
       return due.all(now, limit, offset).map(toSubscription);
     },
-    async nextPeriodEnd() {
-      return nextEnd.get()?.at ?? null;
+    async nextPeriodEnd(after) {
+      return nextEnd.get(after)?.at ?? null;
     },
     async recordInvoice(invoice) {
       return insertInvoice.run(invoice).changes === 1;

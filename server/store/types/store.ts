@@ -240,8 +240,8 @@ export interface Store {
     scheduleDowngrade(id: string, downgrade: SubscriptionRecord['scheduledDowngrade'], at: string): Promise<SubscriptionRecord | null>;
     /** Active subscriptions whose period ended at or before `now`, soonest first (then by id). */
     due(now: string, limit: number, offset?: number): Promise<SubscriptionRecord[]>;
-    /** When the next active period ends, or null. */
-    nextPeriodEnd(): Promise<string | null>;
+    /** When the next active period ends after `after`, or null (one ended already waits on its processor). */
+    nextPeriodEnd(after: string): Promise<string | null>;
     /** Records a charge; false when this invoice was recorded before. */
     recordInvoice(invoice: SubscriptionInvoiceRecord): Promise<boolean>;
     createPortalSession(session: { id: string; subscriptionId: string; returnUrl: string | null; expiresAt: string }): Promise<void>;
