@@ -164,8 +164,14 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
           // it is gone, and the record drops it.
           const planned = subscription.scheduledDowngrade;
           const price = planned ? plans.plannedPrice(planned) : null;
-          if (price !== null && (declined || priceThen === item.price.id)) await processor.scheduleNextPeriod(subscription, price);
-          else downgradeLetGo = planned !== null;
+          downgradeLetGo = planned !== null;
+          if (price !== null && (declined || priceThen === item.price.id)) {
+            // Planned again, it stands; should that fail too, the failure is still the change's.
+            downgradeLetGo = !(await processor.scheduleNextPeriod(subscription, price).then(
+              () => true,
+              () => false,
+            ));
+          }
           throw failure;
         }
       }).catch((error: unknown) => {

@@ -442,6 +442,16 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     expect(plannedAtStripe(sub.id)).toBeNull();
   });
 
+  it('a declined upgrade whose downgrade cannot be planned again at Stripe is still a 402, and drops it rather than show it', async () => {
+    const sub = await subscribe('pro');
+    expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);
+    stripe.declineCharges(sub.customerId ?? '');
+    stripe.failNext(400, 'invalid_request_error', 'resource_missing', 'Stripe is away.', 'POST /v1/subscription_schedules');
+    expectApiError(await t.call('POST', `${API}/subscriptions/upgrade`, { body: { tier: 'pro', interval: 'year' } }), 402, { code: 'card_declined' });
+    expect(plannedAtStripe(sub.id)).toBeNull();
+    expect((await t.call('GET', `${API}/subscriptions/status`)).body).toMatchObject({ tier: 'pro', interval: 'month', scheduled_downgrade: null });
+  });
+
   it('an upgrade that failed where Stripe cannot say whether it was made drops the downgrade it let go, rather than show it', async () => {
     const sub = await subscribe('pro');
     expectStatus(await t.call('POST', `${API}/subscriptions/schedule-downgrade`, { body: { tier: 'starter' } }), 200);

@@ -45,14 +45,14 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
     }
   }
 
-  async function plan(): Promise<void> {
+  /** Sleeps until the next period end after `after` (the time the run that ends now began at). */
+  async function plan(after = clock.now()): Promise<void> {
     if (stopped) return;
     if (timer) clearTimeout(timer);
     // The next end still to come: one already past waits on its processor (Stripe renews it, and its
     // report re-plans), and planning at it would wake the clock again at once, and again.
-    const now = clock.now();
-    const next = await store.subscriptions.nextPeriodEnd(now.toISOString());
-    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - now.getTime()));
+    const next = await store.subscriptions.nextPeriodEnd(after.toISOString());
+    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));
     timer = setTimeout(() => void wake(), wait);
     timer.unref();
   }
@@ -66,9 +66,10 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
         if (!again) return;
         again = false;
         // Across instances on one database, one runs the clock; the others only keep planning,
-        // ready to take over if it stops.
+        // ready to take over if it stops. An end reached while the run ran is planned at once.
+        const began = clock.now();
         if (await store.coordination.leads('billing-clock')) await endDuePeriods();
-        await plan();
+        await plan(began);
       })
       .catch((error: unknown) => deps.log(`billing clock: ${error instanceof Error ? error.message : String(error)}`));
     return run;
@@ -80,7 +81,7 @@ export function createBillingClock(deps: { store: Store; clock: Clock; plans: Pl
     start: wake,
     /** Re-plans after a period end may have changed (a new subscription, a processor's report). */
     replan: () => {
-      if (!stopped) run = run.then(plan).catch(() => {});
+      if (!stopped) run = run.then(() => plan()).catch(() => {});
     },
     /** Resolves once all work asked for is done, including work queued meanwhile (tests wait on it). */
     async idle() {
