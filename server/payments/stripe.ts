@@ -164,14 +164,10 @@ export async function createStripeProcessor(settings: StripeSettings, plans: Pla
           // it is gone, and the record drops it.
           const planned = subscription.scheduledDowngrade;
           const price = planned ? plans.plannedPrice(planned) : null;
-          downgradeLetGo = planned !== null;
-          if (price !== null && (declined || priceThen === item.price.id)) {
-            // Planned again, it stands; should that fail too, the failure is still the change's.
-            downgradeLetGo = !(await processor.scheduleNextPeriod(subscription, price).then(
-              () => true,
-              () => false,
-            ));
-          }
+          const unchanged = declined || priceThen === item.price.id;
+          // Planned again, it stands; should that fail too, the failure is still the change's.
+          const replanned = price !== null && unchanged && (await processor.scheduleNextPeriod(subscription, price).then(() => true, () => false));
+          downgradeLetGo = planned !== null && !replanned;
           throw failure;
         }
       }).catch((error: unknown) => {
