@@ -37,6 +37,8 @@ export interface LoadResult {
   firstBytes: number[];
   /** Answers 200, warm-up included (what the target served). */
   served: number;
+  /** Answers 200 in the warm-up alone (a fresh process's first seconds: how fast it gets up to speed). */
+  warmupOk: number;
   /** CPU seconds each of `pids` used in the measured window (NaN where unknown). */
   cpu: number[];
 }
@@ -53,7 +55,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const maxRequests = options.maxRequests ?? 1_000_000;
   const pools = origins.map((origin) => new Pool(origin, { connections: Math.ceil(options.connections / origins.length), keepAliveTimeout: 30_000 }));
   const { method = 'POST', path, headers, body } = options.request;
-  const result: LoadResult = { ok: 0, failures: 0, seconds: 0, latencies: [], firstBytes: [], served: 0, cpu: [] };
+  const result: LoadResult = { ok: 0, failures: 0, seconds: 0, latencies: [], firstBytes: [], served: 0, warmupOk: 0, cpu: [] };
 
   async function phase(ms: number, measured: boolean): Promise<void> {
     const end = performance.now() + ms;
@@ -92,6 +94,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   try {
     await phase(options.warmupMs, false);
+    result.warmupOk = result.served;
     const pids = options.pids ?? [];
     const cpuBefore = pids.map(cpuSeconds);
     const started = performance.now();
