@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
+import type { BillingInterval, Tier } from '../store/types.js';
+import { TIERS } from './plans.js';
 
 /**
  * The processor's webhook events, in Stripe's wire format, reduced to what this server acts on.
@@ -14,6 +16,35 @@ export interface SubjectMetadata {
   address: string;
   /** From `svc_livemode`: false for test mode's play money. */
   livemode: boolean;
+  /** The plan its checkout sold (null on a subscription from before checkouts named it). */
+  sold: SoldPlan | null;
+}
+
+/** The plan a subscription checkout sold, and the price it was sold at. */
+export interface SoldPlan {
+  tier: Tier;
+  interval: BillingInterval;
+  priceId: string;
+}
+
+/**
+ * The sold plan as the checkout puts it in the subscription's metadata: the processor hands it
+ * back with every report of the subscription and its invoices, so a plan taken off sale (or
+ * repriced) while its checkout was open is still known as the plan paid for.
+ */
+export const soldPlanMetadata = (plan: SoldPlan): Record<string, string> => ({
+  svc_tier: plan.tier,
+  svc_interval: plan.interval,
+  svc_price_id: plan.priceId,
+});
+
+const INTERVALS: readonly BillingInterval[] = ['month', 'year'];
+
+function soldPlanOf(metadata: Record<string, string>): SoldPlan | null {
+  const tier = TIERS.find((known) => known === metadata.svc_tier);
+  const interval = INTERVALS.find((known) => known === metadata.svc_interval);
+  const priceId = metadata.svc_price_id;
+  return tier && interval && priceId ? { tier, interval, priceId } : null;
 }
 
 export interface SubscriptionState {
@@ -56,6 +87,7 @@ function subjectOf(metadata: z.infer<typeof Metadata>): SubjectMetadata | null {
     appUuid: metadata.svc_app_uuid,
     address: metadata.svc_address ?? '',
     livemode: metadata.svc_livemode !== '0',
+    sold: soldPlanOf(metadata),
   };
 }
 

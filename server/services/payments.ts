@@ -42,7 +42,8 @@ type NewSession = Pick<
 export function createPaymentsService(deps: { store: Store; clock: Clock; processors: Processors }) {
   const { store, clock, processors } = deps;
 
-  async function open(session: NewSession, input: RedirectInput, origin: string): Promise<z.input<typeof CheckoutSession>> {
+  /** `metadata`: what else the processor is to hand back with the session's events (a subscription's sold plan). */
+  async function open(session: NewSession, input: RedirectInput, origin: string, metadata: Record<string, string> = {}): Promise<z.input<typeof CheckoutSession>> {
     // Live money without a live processor is a 503 here, before anything is opened.
     const processor = processors.for(session.livemode);
     const at = clock.now();
@@ -61,6 +62,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
         svc_address: session.address ?? '',
         svc_livemode: session.livemode ? '1' : '0',
         ...(input.referral ? { svc_referral: input.referral } : {}),
+        ...metadata,
       },
       origin,
       expiresAt,

@@ -335,8 +335,11 @@ describe('a plan whose Stripe price is not configured', () => {
   });
 });
 
+/** Prices as the operator may configure them: some unset, some changed. */
+type Prices = Partial<Record<keyof typeof PLAN_PRICES, string>>;
+
 describe('a plan whose Stripe price is unset while subscriptions run on it', () => {
-  const stripeEnv = (prices: Partial<typeof PLAN_PRICES>) => ({
+  const stripeEnv = (prices: Prices) => ({
     STRIPE_SECRET_KEY: SECRET_KEY,
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     SVC_STRIPE_API_URL: stripe.url,
@@ -357,12 +360,63 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
     await before.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  /** The server started again with these prices configured. */
+  async function restartWith(prices: Prices) {
+    if (!onPostgres) await before.close();
+    t = await joinTestServer(before, { env: stripeEnv(prices) });
+  }
   /** The server started again with `variable` unset: the operator takes that plan off sale. */
   async function restartWithout(variable: keyof typeof PLAN_PRICES) {
-    if (!onPostgres) await before.close();
     const { [variable]: _unset, ...configured } = PLAN_PRICES;
-    t = await joinTestServer(before, { env: stripeEnv(configured) });
+    await restartWith(configured);
   }
+
+  /** A checkout for the pro plan, opened now and paid later. */
+  async function openProCheckout(): Promise<string> {
+    const session = await t.call('POST', `${API}/subscriptions/checkout-session`, { body: { tier: 'pro', interval: 'month' } });
+    expectStatus(session, 201);
+    return session.body.id as string;
+  }
+
+  it('a checkout paid after its plan was taken off sale is the plan it sold: followed, granted, and renewed', async () => {
+    const sessionId = await openProCheckout();
+    expect(lastRequest('/v1/checkout/sessions')?.params).toMatchObject({
+      subscription_data: { metadata: { svc_tier: 'pro', svc_interval: 'month', svc_price_id: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH } },
+    });
+    await restartWithout('STRIPE_PRICE_PRO_MONTH');
+    const credits = await balance();
+    expect(await deliver(stripe.pay(sessionId))).toEqual([200, 200, 200]);
+    expect(await balance()).toBe(credits + 4000);
+    const sub = await t.server.store.subscriptions.current({ appUuid: t.appUuid, livemode: true }, '');
+    expect(sub).toMatchObject({ tier: 'pro', interval: 'month', status: 'active', priceId: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH });
+    await renewedAtStripe(sub!.id);
+    expect(await balance()).toBe(credits + 8000);
+  });
+
+  it('a checkout paid after its plan was repriced is the plan it sold, at the price it sold it at', async () => {
+    const sessionId = await openProCheckout();
+    await restartWith({ ...PLAN_PRICES, STRIPE_PRICE_PRO_MONTH: 'price_2ProMonthly' });
+    const credits = await balance();
+    expect(await deliver(stripe.pay(sessionId))).toEqual([200, 200, 200]);
+    expect(await balance()).toBe(credits + 4000);
+    expect(await t.server.store.subscriptions.current({ appUuid: t.appUuid, livemode: true }, '')).toMatchObject({
+      tier: 'pro',
+      priceId: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH,
+    });
+  });
+
+  it('a sold plan is taken only at the price it was sold at: a subscription Stripe bills at another is not ours', async () => {
+    const sessionId = await openProCheckout();
+    await restartWithout('STRIPE_PRICE_PRO_MONTH');
+    const credits = await balance();
+    // The checkout's line set at Stripe by hand to a price svc never had: the metadata names the pro plan all the same.
+    const session = stripe.sessions.get(sessionId);
+    if (!session) throw new Error('expected the session at Stripe');
+    session.line_items = [{ price: 'price_someone_elses_1_dollar', quantity: '1' }];
+    expect(await deliver(stripe.pay(sessionId))).toEqual([200, 200, 200]);
+    expect(await balance()).toBe(credits);
+    expect(await t.server.store.subscriptions.current({ appUuid: t.appUuid, livemode: true }, '')).toBeNull();
+  });
 
   it('goes on for them: Stripe renews at the old price, and each period is followed and grants its credits', async () => {
     const sub = await subscribe('pro');

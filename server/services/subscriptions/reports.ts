@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import type { PaymentEvent, SubscriptionState } from '../../payments/events.js';
+import type { PaymentEvent, SoldPlan, SubscriptionState } from '../../payments/events.js';
 import { creditsToMicro } from '../../store/money.js';
 import type { Store, SubscriptionRecord } from '../../store/types.js';
 import { periodCredits, type Plan, type PlanCatalog } from '../../payments/plans.js';
@@ -31,16 +31,20 @@ export function createSubscriptionReports(deps: {
     (await store.apps.get(owner.developerId, owner.appUuid)) !== null;
 
   /**
-   * The plan a reported price is: ours by its configured id; else, for a subscription on record,
-   * the plan it was recorded at that very price (its own, or its planned downgrade's) — a plan
-   * taken off sale since (its price variable unset) keeps its subscriptions, which the processor
-   * goes on billing at the old price, and each paid period must still be followed and grant. Any
-   * other price is not ours (set at the processor by hand). No price: the plan on record.
+   * The plan a reported price is: ours by its configured id; else the plan its checkout sold at
+   * that very price (the subscription's metadata), or, for a subscription on record, the plan it
+   * was recorded at that very price (its own, or its planned downgrade's) — a plan taken off sale
+   * (its price variable unset) or repriced keeps its subscriptions, and the checkouts still open
+   * for it: the processor goes on billing them at the old price, and each paid period must still
+   * be followed and grant. Any other price is not ours (set at the processor by hand). No price:
+   * the plan on record.
    */
-  const planOf = (priceId: string | null, existing: SubscriptionRecord | null): Plan | null => {
+  const planOf = (priceId: string | null, existing: SubscriptionRecord | null, sold: SoldPlan | null): Plan | null => {
     if (priceId === null) return existing ? plans.find(existing.tier, existing.interval) : null;
     const known = plans.byPriceId(priceId);
-    if (known || !existing) return known;
+    if (known) return known;
+    if (sold?.priceId === priceId) return plans.find(sold.tier, sold.interval);
+    if (!existing) return null;
     // The subscription's plan and its planned downgrade's, each with the price it was recorded at.
     const planned = existing.scheduledDowngrade;
     const candidates = [{ plan: plans.find(existing.tier, existing.interval), price: existing.priceId }];
@@ -70,7 +74,7 @@ export function createSubscriptionReports(deps: {
     /** A subscription's state; an unknown subscription without our metadata is ignored. */
     async state(state: SubscriptionState, version: number): Promise<SubscriptionRecord | null> {
       const existing = await store.subscriptions.get(state.id);
-      const matched = planOf(state.priceId, existing);
+      const matched = planOf(state.priceId, existing, state.subject?.sold ?? null);
       // An end is followed at whatever price, its plan the one on record (its price not taken for
       // ours): it grants nothing, and canceled is final.
       const plan = matched ?? (existing && state.status === 'canceled' ? plans.find(existing.tier, existing.interval) : null);
@@ -111,7 +115,7 @@ export function createSubscriptionReports(deps: {
     async invoicePaid(invoice: Extract<PaymentEvent, { kind: 'invoice_paid' }>): Promise<void> {
       const existing = await store.subscriptions.get(invoice.subscriptionId);
       const owner = existing ?? invoice.subject;
-      const plan = planOf(invoice.priceId, existing);
+      const plan = planOf(invoice.priceId, existing, invoice.subject?.sold ?? null);
       if (!owner || !plan || !(await appExists(owner))) return;
       const renewal = invoice.billingReason === 'subscription_cycle';
       // An upgrade's invoice carries no grant: the upgrade granted its prorated credits already.

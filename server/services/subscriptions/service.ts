@@ -10,6 +10,7 @@ import type { BillingInterval, Store, SubscriptionRecord, Tier } from '../../sto
 import type { PaymentsService, RedirectInput } from '../payments.js';
 import { createOneAtATime } from './one-at-a-time.js';
 import { prorate } from '../../payments/periods.js';
+import { soldPlanMetadata } from '../../payments/events.js';
 import { periodCredits, planRank, type Plan, type PlanCatalog } from '../../payments/plans.js';
 import type { SubscriptionReports } from './reports.js';
 import { describe, label, payerOf, present as presentAt, runningAt, subscriberKey, subscriberOf, subscriberScope, type Subscriber } from './state.js';
@@ -101,6 +102,7 @@ export function createSubscriptionsService(deps: {
       },
       input,
       origin,
+      soldPlanMetadata(plan),
     );
   }
 
