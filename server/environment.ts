@@ -78,6 +78,16 @@ export const ServerEnvironment = z.object({
     .transform(Number)
     .optional()
     .describe('Credits per point of the points program (default 1).'),
+}).check((ctx) => {
+  // One price for two plans would sell (and renew) every subscription at it as the first of them.
+  const seen = new Map<string, PlanPriceVariable>();
+  for (const name of PLAN_PRICE_VARIABLES) {
+    const price = ctx.value[name];
+    if (price === undefined) continue;
+    const first = seen.get(price);
+    if (first) ctx.issues.push({ code: 'custom', input: price, path: [name], message: `be a price of its own, not ${first}'s too` });
+    else seen.set(price, name);
+  }
 });
 export type ServerEnvironment = z.output<typeof ServerEnvironment>;
 

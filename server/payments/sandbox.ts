@@ -192,7 +192,10 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
         await emit('checkout.session.completed', { id: session.id, object: 'checkout.session', mode: 'payment', payment_status: 'paid' });
         return;
       }
-      const plan = priceOf(session.priceId);
+      // Opened before its plan's price was changed or unset (a restart with other prices): no
+      // longer a price here, so nothing to sell at it.
+      const plan = plans.byPriceId(session.priceId);
+      if (!plan) throw conflict('This checkout’s plan is no longer sold at the price it was opened at; open a new checkout.', 'plan_not_on_sale');
       const start = clock.now();
       const sub: SandboxSubscription = {
         id: randomId('sub'),

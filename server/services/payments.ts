@@ -55,14 +55,15 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
       priceId: session.priceId ?? null,
       successUrl: input.success_url ?? null,
       cancelUrl: input.cancel_url ?? null,
+      // Ours last: what a caller adds cannot rename who pays.
       metadata: {
+        ...metadata,
         svc_kind: session.kind,
         svc_developer_id: session.developerId,
         svc_app_uuid: session.appUuid,
         svc_address: session.address ?? '',
         svc_livemode: session.livemode ? '1' : '0',
         ...(input.referral ? { svc_referral: input.referral } : {}),
-        ...metadata,
       },
       origin,
       expiresAt,

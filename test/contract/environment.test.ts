@@ -65,6 +65,12 @@ describe("the server's environment, one schema", () => {
     );
   });
 
+  it('refuses one Stripe price for two plans', () => {
+    expect(() => readServerEnvironment({ STRIPE_PRICE_STARTER_MONTH: 'price_1Same', STRIPE_PRICE_PRO_MONTH: 'price_1Same' })).toThrow(
+      /^STRIPE_PRICE_PRO_MONTH must be a price of its own, not STRIPE_PRICE_STARTER_MONTH's too \(got "price_1Same"\)\.$/,
+    );
+  });
+
   it('never repeats a secret in its error', () => {
     expect(() => readServerEnvironment({ SVC_METRICS_TOKEN: 'short-secret' })).toThrow(/^SVC_METRICS_TOKEN must be at least 16 characters\.$/);
     expect(() => readServerEnvironment({ SVC_PAYMENT_WEBHOOK_SECRET: 'short-secret' })).toThrow(/^SVC_PAYMENT_WEBHOOK_SECRET must be at least 16 characters\.$/);

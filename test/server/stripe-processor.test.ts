@@ -5,7 +5,7 @@ import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkConservation } from '../../server/services/conservation.js';
 import { PLAN_PRICES, startFakeStripe } from '../fixtures/fake-stripe.js';
-import { API, expectApiError, expectStatus } from '../helpers/api.js';
+import { API, expectApiError, expectStatus, sandboxUser } from '../helpers/api.js';
 import { joinTestServer, startTestServer, type TestServer } from '../helpers/server.js';
 import { onDatabase } from '../helpers/database.js';
 import { onPostgres } from '../helpers/postgres.js';
@@ -403,6 +403,17 @@ describe('a plan whose Stripe price is unset while subscriptions run on it', () 
       tier: 'pro',
       priceId: PLAN_PRICES.STRIPE_PRICE_PRO_MONTH,
     });
+  });
+
+  it('a test-mode checkout whose plan was repriced before it was paid is a 409 at the sandbox, not a 500', async () => {
+    const user = await sandboxUser(t);
+    const session = await t.call('POST', `${API}/subscriptions/checkout-session`, { ...user.as, body: { tier: 'pro', interval: 'month' } });
+    expectStatus(session, 201);
+    await restartWith({ ...PLAN_PRICES, STRIPE_PRICE_PRO_MONTH: 'price_2ProMonthly' });
+    const page = await fetch(`${t.url}/sandbox/checkout/${session.body.id}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(page.status).toBe(409);
+    expect(await page.text()).toContain('no longer sold');
+    expect(await t.server.store.subscriptions.current({ appUuid: t.appUuid, livemode: false }, user.address)).toBeNull();
   });
 
   it('a sold plan is taken only at the price it was sold at: a subscription Stripe bills at another is not ours', async () => {
