@@ -20,6 +20,14 @@ export interface SubjectMetadata {
   sold: SoldPlan | null;
 }
 
+/** Who pays, as a checkout puts it in the processor's metadata (and `subjectOf` reads it back). */
+export const subjectMetadata = (subject: { developerId: string; appUuid: string; address: string | null; livemode: boolean }): Record<string, string> => ({
+  svc_developer_id: subject.developerId,
+  svc_app_uuid: subject.appUuid,
+  svc_address: subject.address ?? '',
+  svc_livemode: subject.livemode ? '1' : '0',
+});
+
 /** The plan a subscription checkout sold, and the price it was sold at. */
 export interface SoldPlan {
   tier: Tier;

@@ -4,7 +4,7 @@ import { conflict } from '../errors.js';
 import { periodEnd, prorate } from './periods.js';
 import type { PlanCatalog } from './plans.js';
 import type { CheckoutSessionRecord, Store, SubscriptionRecord } from '../store/types.js';
-import { subscriptionStateOf } from './events.js';
+import { subjectMetadata, subscriptionStateOf } from './events.js';
 import type { PaymentProcessor } from './processor.js';
 import { acceptCard, chargeDeclined, declinesCharges } from './sandbox-cards.js';
 import { signEvent } from './signature.js';
@@ -53,13 +53,6 @@ function invoiceObject(sub: SandboxSubscription, reason: string, amountCents: nu
   };
 }
 
-const metadataOf = (record: SubscriptionRecord) => ({
-  svc_developer_id: record.developerId,
-  svc_app_uuid: record.appUuid,
-  svc_address: record.address,
-  svc_livemode: record.livemode ? '1' : '0',
-});
-
 /**
  * The built-in processor: no money moves. Checkout and customer-portal links are pages of this
  * server (server/http/sandbox-pages.ts), and everything a real processor would report — a paid
@@ -85,7 +78,7 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
     start: new Date(record.currentPeriodStart),
     end: new Date(record.currentPeriodEnd),
     cancelAtPeriodEnd: record.cancelAtPeriodEnd,
-    metadata: metadataOf(record),
+    metadata: subjectMetadata(record),
   });
 
   const priceOf = (priceId: string) => {
@@ -205,12 +198,7 @@ export function createSandboxProcessor(deps: { store: Store; clock: Clock; plans
         start,
         end: periodEnd(start, plan.interval),
         cancelAtPeriodEnd: false,
-        metadata: {
-          svc_developer_id: session.developerId,
-          svc_app_uuid: session.appUuid,
-          svc_address: session.address ?? '',
-          svc_livemode: session.livemode ? '1' : '0',
-        },
+        metadata: subjectMetadata(session),
       };
       await emit('customer.subscription.created', subscriptionObject(sub));
       await emit('invoice.paid', invoiceObject(sub, 'subscription_create', plan.priceUsdCents));

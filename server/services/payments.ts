@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import type { Processors } from '../payments/processors.js';
+import { subjectMetadata } from '../payments/events.js';
 import type { SandboxProcessor } from '../payments/sandbox.js';
 import { isTestMode } from '../auth/principal.js';
 import { creditsToMicro, microToCredits } from '../store/money.js';
@@ -59,10 +60,7 @@ export function createPaymentsService(deps: { store: Store; clock: Clock; proces
       metadata: {
         ...metadata,
         svc_kind: session.kind,
-        svc_developer_id: session.developerId,
-        svc_app_uuid: session.appUuid,
-        svc_address: session.address ?? '',
-        svc_livemode: session.livemode ? '1' : '0',
+        ...subjectMetadata(session),
         ...(input.referral ? { svc_referral: input.referral } : {}),
       },
       origin,
