@@ -402,7 +402,7 @@ async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } |
  * chat completions, non-streamed and streamed. The upstream and each target run in processes of
  * their own; the load comes from this one. The bare proxy is measured again at the end, and the
  * ratios are to the mean of its two measures. `BENCH_SECONDS` sets the measured time per case,
- * `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and `BENCH_CPU_PROF=DIR` writes CPU
+ * `BENCH_WARMUP_SECONDS` the load before it (default 5), `BENCH_CONNECTIONS` the concurrencies (default `32,1`), and `BENCH_CPU_PROF=DIR` writes CPU
  * profiles of the SQLite svc process and of each target's first PostgreSQL one into DIR.
  */
 export async function gatewayLoad(): Promise<void> {
