@@ -47,7 +47,12 @@ export const ServerEnvironment = z.object({
   ...(Object.fromEntries(
     PLAN_PRICE_VARIABLES.map((name) => {
       const [, , tier, interval] = name.toLowerCase().split('_');
-      const price = z.string().regex(/^price_[A-Za-z0-9_]+$/, 'be a Stripe price id (price_…)').optional();
+      // price_svc_… are the sandbox's own ids, which unset plans keep: one given to another plan would be two plans' price.
+      const price = z
+        .string()
+        .regex(/^price_[A-Za-z0-9_]+$/, 'be a Stripe price id (price_…)')
+        .refine((value) => !value.startsWith('price_svc_'), "be a Stripe price id, not one of svc's own (price_svc_…)")
+        .optional();
       return [name, price.describe(`The Stripe price id of the ${tier} plan billed ${interval}ly, with STRIPE_SECRET_KEY.`)];
     }),
   ) as Record<PlanPriceVariable, z.ZodOptional<z.ZodString>>),

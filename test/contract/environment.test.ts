@@ -66,6 +66,9 @@ describe("the server's environment, one schema", () => {
   });
 
   it('refuses one Stripe price for two plans', () => {
+    expect(() => readServerEnvironment({ STRIPE_PRICE_STARTER_MONTH: 'price_svc_pro_month' })).toThrow(
+      /^STRIPE_PRICE_STARTER_MONTH must be a Stripe price id, not one of svc's own \(price_svc_…\) \(got "price_svc_pro_month"\)\.$/,
+    );
     expect(() => readServerEnvironment({ STRIPE_PRICE_STARTER_MONTH: 'price_1Same', STRIPE_PRICE_PRO_MONTH: 'price_1Same' })).toThrow(
       /^STRIPE_PRICE_PRO_MONTH must be a price of its own, not STRIPE_PRICE_STARTER_MONTH's too \(got "price_1Same"\)\.$/,
     );
