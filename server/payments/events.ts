@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
+import { Interval, Tier as TierName } from '../../src/contract/schemas/account.js';
 import type { BillingInterval, Tier } from '../store/types.js';
-import { TIERS } from './plans.js';
 
 /**
  * The processor's webhook events, in Stripe's wire format, reduced to what this server acts on.
@@ -46,13 +46,12 @@ export const soldPlanMetadata = (plan: SoldPlan): Record<string, string> => ({
   svc_price_id: plan.priceId,
 });
 
-const INTERVALS: readonly BillingInterval[] = ['month', 'year'];
+/** The sold plan's keys, by the contract's own tiers and intervals. */
+const SoldPlanKeys = z.object({ svc_tier: TierName, svc_interval: Interval, svc_price_id: z.string().min(1) });
 
 function soldPlanOf(metadata: Record<string, string>): SoldPlan | null {
-  const tier = TIERS.find((known) => known === metadata.svc_tier);
-  const interval = INTERVALS.find((known) => known === metadata.svc_interval);
-  const priceId = metadata.svc_price_id;
-  return tier && interval && priceId ? { tier, interval, priceId } : null;
+  const keys = SoldPlanKeys.safeParse(metadata);
+  return keys.success ? { tier: keys.data.svc_tier, interval: keys.data.svc_interval, priceId: keys.data.svc_price_id } : null;
 }
 
 export interface SubscriptionState {
