@@ -121,6 +121,13 @@ export interface RelayedChatChunk {
   serviceTier: string | null;
 }
 
+/** The chunks of one piece of a relayed stream's body, which go on together. */
+export interface RelayedChatBatch {
+  chunks: RelayedChatChunk[];
+  /** The upstream's [DONE] came with them: the stream ends here (its settlement can go out with them). */
+  ended: boolean;
+}
+
 /**
  * A chat completion relayed as the upstream answered it (its shape checked in full only under
  * test), with its usage (the upstream's, or estimated) set in it and read.
@@ -173,7 +180,7 @@ export interface ProviderAdapter {
   /** An upstream that speaks chat completions itself: the answer as it sent it, parsed only where metering reads it. */
   relayChat?(call: ChatCall): Promise<RelayedCompletion>;
   /** The chunks in batches: those of one piece of the body together. */
-  relayChatStream?(call: ChatCall): AsyncIterable<RelayedChatChunk[]>;
+  relayChatStream?(call: ChatCall): AsyncIterable<RelayedChatBatch>;
   embeddings?(call: EmbeddingCall): Promise<EmbeddingResult>;
   responses?: NativeResponses;
   messages?: NativeMessages;

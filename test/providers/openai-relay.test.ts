@@ -47,7 +47,10 @@ describe('openai relay: streamed', () => {
     const reasoning = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-fake', choices: [{ index: 0, delta: { reasoning_content: 'hmm', tool_calls: [{ function: { arguments: '{"a"' } }] }, finish_reason: null }] };
     const usage = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-fake', service_tier: 'flex', choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } };
     fake.script(sse(first, reasoning, usage, '[DONE]'));
-    const chunks = (await collect(adapter.relayChatStream(chatCall({ stream: true })))).flat();
+    const batches = await collect(adapter.relayChatStream(chatCall({ stream: true })));
+    // The batch that came with [DONE] says the stream ends with it.
+    expect(batches.map(({ ended }) => ended)).toEqual([...batches.slice(1).map(() => false), true]);
+    const chunks = batches.flatMap((batch) => batch.chunks);
     expect(chunks.map((chunk) => chunk.data)).toEqual([first, JSON.stringify(reasoning), JSON.stringify(usage)]);
     expect(chunks.map(({ written, hasChoices }) => ({ written, hasChoices }))).toEqual([
       // By writtenWeight: ASCII 1 a character, any other 4 (héllo: 4 + 4).

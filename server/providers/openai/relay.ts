@@ -4,7 +4,7 @@ import { checkRelayedAnswers } from '../answer-checks.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json-object.js';
 import { estimateChatInputTokens, tokensOfLength, UNBOUNDED, writtenWeight } from '../tokens.js';
-import type { ChatCall, ChatUsage, RelayedChatChunk, RelayedCompletion } from '../types.js';
+import type { ChatCall, ChatUsage, RelayedChatBatch, RelayedChatChunk, RelayedCompletion } from '../types.js';
 import type { Upstream } from '../upstream.js';
 import { UpstreamChatChunk, UpstreamChatCompletion, UpstreamChatUsage, UpstreamStreamError } from './schemas.js';
 import { scanChunk } from './chunk-scan.js';
@@ -120,7 +120,7 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
       return { answer: answer as RelayedCompletion['answer'], usage: tokenUsageOfChat(usage, typeof answer.service_tier === 'string' ? answer.service_tier : null) };
     },
 
-    async *relayChatStream(call: ChatCall): AsyncGenerator<RelayedChatChunk[]> {
+    async *relayChatStream(call: ChatCall): AsyncGenerator<RelayedChatBatch> {
       const response = await upstream.send('/chat/completions', { body: request(call, true), signal: call.signal, headers: { accept: 'text/event-stream' } });
       const parser = eventStreamParser();
       const pieces = upstream.read(response, call.signal);
@@ -130,7 +130,7 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
         for (let piece = await pieces.next(); ; piece = await pieces.next()) {
           // Events already read stay unsent once the caller has gone.
           call.signal.throwIfAborted();
-          const batch: RelayedChatChunk[] = [];
+          const chunks: RelayedChatChunk[] = [];
           let done = false;
           try {
             for (const { data } of piece.done ? parser.end() : parser.push(piece.value)) {
@@ -138,10 +138,10 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
                 done = true;
                 break;
               }
-              if (data.trim() !== '') batch.push(chunkOf(data));
+              if (data.trim() !== '') chunks.push(chunkOf(data));
             }
           } finally {
-            if (batch.length > 0) yield batch;
+            if (chunks.length > 0) yield { chunks, ended: done };
           }
           if (done) return;
           if (piece.done) break;

@@ -1,7 +1,7 @@
 import { spliceStringField } from '../../providers/json-splice.js';
 import { chatUsageOf, tokenUsageOfChat } from '../../providers/openai/usage.js';
 import { tokensOfLength, type InputBound } from '../../providers/tokens.js';
-import type { ChatCompletionJson, RelayedChatChunk, RelayedCompletion, TokenUsage } from '../../providers/types.js';
+import type { ChatCompletionJson, RelayedChatBatch, RelayedChatChunk, RelayedCompletion, TokenUsage } from '../../providers/types.js';
 import { microToCredits } from '../../store/money.js';
 import type { SseBatch, SseEvent } from '../../streams.js';
 import { asApiError } from './metered-stream.js';
@@ -44,15 +44,17 @@ export async function settledCompletion(relayed: RelayedCompletion, meter: Meter
 }
 
 /**
- * Relayed chunks (in batches, as they arrived together) as the client's events, in the same batches, metered on the way: marks the first token, and when the
- * stream ends — finished, failed, or cut short by the client — settles exactly once for what was
- * produced (the upstream's usage, else an estimate of what was written). The usage comes last, in
- * a chunk of its own, after the settlement, so it carries what was charged (`cost`), and only when
- * the client asked for it (`include_usage`); then `[DONE]`. A failure after the stream has started
- * is one error event, then the end.
+ * Relayed chunks (in batches, as they arrived together) as the client's events, in the same
+ * batches, metered on the way: marks the first token, and when the stream ends — finished,
+ * failed, or cut short by the client — settles exactly once for what was produced (the upstream's
+ * usage, else an estimate of what was written). The usage comes last, in a chunk of its own,
+ * after the settlement, so it carries what was charged (`cost`), and only when the client asked
+ * for it (`include_usage`); then `[DONE]`. The batch that ends the stream waits for the
+ * settlement and goes with that end: one write, not two (the whole of a short answer, often). A
+ * failure after the stream has started is one error event, then the end.
  */
 export async function* relayedChatEvents(
-  batches: AsyncIterable<RelayedChatChunk[]>,
+  batches: AsyncIterable<RelayedChatBatch>,
   meter: Meter,
   options: { input: InputBound; modelId: string; includeUsage: boolean; signal: CancelSignal },
 ): AsyncGenerator<SseEvent | SseBatch> {
@@ -62,11 +64,13 @@ export async function* relayedChatEvents(
   let usageChunk: RelayedChatChunk | null = null;
   let last: RelayedChatChunk | null = null;
   let written = 0;
+  /** The events of the batch that ended the stream: they go with its end. */
+  let ending: readonly SseEvent[] = [];
   const estimate = (): TokenUsage => ({ inputTokens: input.exact(), outputTokens: tokensOfLength(written) });
   try {
-    for await (const batch of batches) {
+    for await (const { chunks, ended } of batches) {
       const events: SseEvent[] = [];
-      for (const chunk of batch) {
+      for (const chunk of chunks) {
         last = chunk;
         // Reasoning is output too: it marks the first token and counts when there is no usage to read.
         if (chunk.written > 0) {
@@ -83,7 +87,8 @@ export async function* relayedChatEvents(
           events.push({ data: includeUsage ? data : withoutNullUsage(data) });
         }
       }
-      if (events.length > 0) yield events;
+      if (ended) ending = events;
+      else if (events.length > 0) yield events;
     }
     const end: SseEvent[] = [];
     if (last) {
@@ -96,13 +101,14 @@ export async function* relayedChatEvents(
       }
     }
     end.push({ data: '[DONE]' });
-    yield end;
+    yield ending.length > 0 ? [...ending, ...end] : end;
   } catch (error) {
     // Settled before the error event goes out: whoever reads the end of the stream finds the usage row.
     await meter.settle(usage ?? estimate(), signal.aborted ? 'canceled' : 'error', signal.aborted ? CLIENT_CLOSED : errorCode(error));
     if (!signal.aborted) {
       const { message, type, code, param } = asApiError(error);
-      yield { data: JSON.stringify({ error: { message, type, code, param } }) };
+      // What the upstream wrote before the failure (a settlement that failed) still reaches the client.
+      yield [...ending, { data: JSON.stringify({ error: { message, type, code, param } }) }];
     }
   } finally {
     // A client gone mid-stream (the iteration closed early): what reached it, or the upstream's count.
