@@ -5,7 +5,7 @@ export type SseBatch = readonly SseEvent[];
 
 /**
  * What a service returns to answer with a stream: the events, as an async iterable of events and
- * batches of them. The HTTP layer writes it (server/http/pipeline.ts); services never see the
+ * batches of them. The HTTP layer writes it (server/http/event-stream.ts); services never see the
  * response.
  */
 export class SseReply {
