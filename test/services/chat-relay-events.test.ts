@@ -4,7 +4,7 @@ import { ApiError } from '../../server/errors.js';
 import type { RelayedChatBatch, RelayedChatChunk } from '../../server/providers/types.js';
 import { relayedChatEvents } from '../../server/services/inference/chat-relay.js';
 import type { Meter } from '../../server/services/inference/meter.js';
-import { eventsOf, type SseBatch } from '../../server/streams.js';
+import { eventsOf } from '../../server/streams.js';
 
 /**
  * The steps a relayed stream leaves the service in: each step is one socket write. The batch
@@ -38,12 +38,24 @@ function meterOf(log: string[], failure?: Error): Meter {
   return meter as Meter;
 }
 
-async function steps(batches: RelayedChatBatch[], meter: Meter, log: string[]) {
+/** The data of each step the service yields, as the client would get them; `seen` hears of each as it comes. */
+async function stepsOf(batches: RelayedChatBatch[], meter: Meter, seen: (step: string[]) => void = () => {}): Promise<string[][]> {
   async function* upstream() {
     yield* batches;
   }
   const events = relayedChatEvents(upstream(), meter, { input: { held: 3, exact: () => 3 }, modelId: 'acme/m', includeUsage: true, signal: new Cancellation().signal });
-  for await (const step of events) log.push(eventsOf(step as SseBatch).map(({ data }) => (data === '[DONE]' ? data : JSON.parse(data).choices[0]?.delta.content ?? `usage ${JSON.parse(data).usage?.cost}`)).join(' | '));
+  const steps: string[][] = [];
+  for await (const step of events) {
+    steps.push(eventsOf(step).map(({ data }) => data));
+    seen(steps.at(-1) as string[]);
+  }
+  return steps;
+}
+
+/** Each step into `log`, an event by what it carries: its text, its usage's cost, or [DONE]. */
+async function steps(batches: RelayedChatBatch[], meter: Meter, log: string[]) {
+  const shown = (data: string) => (data === '[DONE]' ? data : (JSON.parse(data).choices[0]?.delta.content ?? `usage ${JSON.parse(data).usage?.cost}`));
+  await stepsOf(batches, meter, (step) => log.push(step.map(shown).join(' | ')));
 }
 
 describe('relayed chat events', () => {
@@ -67,15 +79,7 @@ describe('relayed chat events', () => {
 
   it('when the settlement fails, the text held for the end still reaches the client, before the error', async () => {
     const log: string[] = [];
-    const events = relayedChatEvents(
-      (async function* () {
-        yield { chunks: [text('Hello'), usage], ended: true };
-      })(),
-      meterOf(log, new ApiError(503, 'api_error', 'The database cannot be reached.', 'database_unavailable')),
-      { input: { held: 3, exact: () => 3 }, modelId: 'acme/m', includeUsage: true, signal: new Cancellation().signal },
-    );
-    const written: string[] = [];
-    for await (const step of events) written.push(...eventsOf(step as SseBatch).map(({ data }) => data));
+    const written = (await stepsOf([{ chunks: [text('Hello'), usage], ended: true }], meterOf(log, new ApiError(503, 'api_error', 'The database cannot be reached.', 'database_unavailable')))).flat();
     expect(written).toHaveLength(2);
     expect(JSON.parse(written[0] as string).choices[0].delta.content).toBe('Hello');
     expect(JSON.parse(written[1] as string).error).toMatchObject({ code: 'database_unavailable' });

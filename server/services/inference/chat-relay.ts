@@ -90,7 +90,7 @@ export async function* relayedChatEvents(
       if (ended) ending = events;
       else if (events.length > 0) yield events;
     }
-    const end: SseEvent[] = [];
+    const end = [...ending];
     if (last) {
       const counted = usage ?? estimate();
       const { chargedMicro } = await meter.settle(counted, 'ok');
@@ -101,7 +101,7 @@ export async function* relayedChatEvents(
       }
     }
     end.push({ data: '[DONE]' });
-    yield ending.length > 0 ? [...ending, ...end] : end;
+    yield end;
   } catch (error) {
     // Settled before the error event goes out: whoever reads the end of the stream finds the usage row.
     await meter.settle(usage ?? estimate(), signal.aborted ? 'canceled' : 'error', signal.aborted ? CLIENT_CLOSED : errorCode(error));
