@@ -166,8 +166,11 @@ export interface RelayedEvent {
 export interface NativeMessages {
   /** The answer as the upstream sent it, with its usage read. */
   create(call: MessagesCall): Promise<{ answer: Record<string, unknown>; usage: TokenUsage }>;
-  /** The events as they arrive; the caller reads usage from `message_start` and `message_delta`. */
-  stream(call: MessagesCall): AsyncIterable<RelayedEvent>;
+  /**
+   * The events as they arrive, those of one piece of the upstream's body together; the caller
+   * reads usage from `message_start` and `message_delta`.
+   */
+  stream(call: MessagesCall): AsyncIterable<RelayedEvent[]>;
   /** The upstream's own count of the request's input tokens. */
   countTokens(call: MessagesCall): Promise<number>;
 }

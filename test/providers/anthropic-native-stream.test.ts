@@ -45,7 +45,7 @@ async function relay(scenario: string) {
   const events: string[] = [];
   const call = { model: 'claude', body: { max_tokens: 10, messages: [], metadata: { user_id: scenario } }, headers: {}, signal: new AbortController().signal };
   try {
-    for await (const event of native.stream(call as Parameters<typeof native.stream>[0])) events.push(event.event);
+    for await (const batch of native.stream(call as Parameters<typeof native.stream>[0])) events.push(...batch.map((event) => event.event));
     return { events, error: null };
   } catch (error) {
     return { events, error };

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { MessagesBody } from '../../../src/contract/schemas/messages.js';
 import { anthropicError } from '../../error-shapes.js';
-import { SseReply, type SseEvent } from '../../streams.js';
+import { SseReply, type SseBatch, type SseEvent } from '../../streams.js';
 import { AnthropicUsage, mergeUsage, tokenUsageOf } from '../../providers/anthropic/usage.js';
 import { spliceStringField } from '../../providers/json-splice.js';
 import { boundsOf, estimateMessagesInputTokens, inputBoundOf, tokensOfLength, writtenWeight, type InputBounds } from '../../providers/tokens.js';
@@ -83,16 +83,19 @@ function relayedBounds(entry: ModelEntry, headers: MessagesCall['headers']): Inp
 }
 
 /**
- * Upstream events to the client, as they arrive: `message_start` with the gateway's model id,
- * every other event as the upstream wrote it. Usage is read on the way (`message_start`, then
- * each `message_delta`) and settled once when the stream ends, however it ends: a stream cut
- * before its last `message_delta` pays for the input the upstream counted and the output that
- * reached the client. A failure after the first event ends the stream with Anthropic's
- * `event: error`, never a clean-looking end. The last `message_delta` is settled before it is
- * passed on, so its usage carries what was charged (`cost`, credits); an error event is settled
- * before it goes out too, so whoever reads the end of the stream finds the charge and no hold.
+ * Upstream events to the client, as they arrive (those of one piece of the upstream's body in one
+ * step: one socket write): `message_start` with the gateway's model id, every other event as the
+ * upstream wrote it. Usage is read on the way (`message_start`, then each `message_delta`) and
+ * settled once when the stream ends, however it ends: a stream cut before its last
+ * `message_delta` pays for the input the upstream counted and the output that reached the client.
+ * A failure after the first event ends the stream with Anthropic's `event: error`, never a
+ * clean-looking end. The last `message_delta` is settled before it is passed on, so its usage
+ * carries what was charged (`cost`, credits); the events of its piece wait for that settlement
+ * and go with it (the whole end of a stream, and often a whole short answer, in one write). An
+ * error event is settled before it goes out too, so whoever reads the end of the stream finds
+ * the charge and no hold.
  */
-async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter, modelId: string, signal: CancelSignal): AsyncGenerator<SseEvent> {
+export async function* relayedEvents(batches: AsyncIterable<RelayedEvent[]>, meter: Meter, modelId: string, signal: CancelSignal): AsyncGenerator<SseBatch> {
   let usage: AnthropicUsage = {};
   let finished = false;
   let producedChars = 0;
@@ -105,43 +108,50 @@ async function* relayedEvents(events: AsyncIterable<RelayedEvent>, meter: Meter,
     const outputTokens = finished ? counted.outputTokens : Math.max(counted.outputTokens, tokensOfLength(producedChars));
     return meter.settle({ ...counted, outputTokens }, status, failure);
   };
+  /** The events of the piece being read: what a failure in the middle of it leaves to go out before the error. */
+  let out: SseEvent[] = [];
   try {
-    for await (const { event, data } of events) {
-      if (event === 'message_start') {
-        const start = read(MessageStart, data);
-        if (start) {
-          usage = mergeUsage(usage, start.message.usage ?? {});
-          // The model id put in place of the upstream's; the rest of the event as it was written.
-          const upstreamModel = start.message.model;
-          const spliced = typeof upstreamModel === 'string' ? spliceStringField(data, 'model', 2, upstreamModel, JSON.stringify(modelId)) : null;
-          yield { event, data: spliced ?? JSON.stringify({ ...start, message: { ...start.message, model: modelId } }) };
-          continue;
+    for await (const events of batches) {
+      for (const { event, data } of events) {
+        if (event === 'message_start') {
+          const start = read(MessageStart, data);
+          if (start) {
+            usage = mergeUsage(usage, start.message.usage ?? {});
+            // The model id put in place of the upstream's; the rest of the event as it was written.
+            const upstreamModel = start.message.model;
+            const spliced = typeof upstreamModel === 'string' ? spliceStringField(data, 'model', 2, upstreamModel, JSON.stringify(modelId)) : null;
+            out.push({ event, data: spliced ?? JSON.stringify({ ...start, message: { ...start.message, model: modelId } }) });
+            continue;
+          }
+        } else if (event === 'content_block_delta') {
+          meter.firstToken();
+          producedChars += writtenChars(data);
+        } else if (event === 'message_delta') {
+          const delta = read(MessageDelta, data);
+          usage = mergeUsage(usage, delta?.usage ?? {});
+          finished = true;
+          if (delta) {
+            // The usage is final here: settled now, so the event can say what was charged.
+            const { chargedMicro } = await meter.settle(tokenUsageOf(usage), 'ok');
+            out.push({ event, data: JSON.stringify({ ...delta, usage: { ...delta.usage, cost: microToCredits(chargedMicro) } }) });
+            continue;
+          }
+        } else if (event === 'error') {
+          status = 'error';
+          failure = 'upstream_error';
+          await settleProduced();
         }
-      } else if (event === 'content_block_delta') {
-        meter.firstToken();
-        producedChars += writtenChars(data);
-      } else if (event === 'message_delta') {
-        const delta = read(MessageDelta, data);
-        usage = mergeUsage(usage, delta?.usage ?? {});
-        finished = true;
-        if (delta) {
-          // The usage is final here: settled now, so the event can say what was charged.
-          const { chargedMicro } = await meter.settle(tokenUsageOf(usage), 'ok');
-          yield { event, data: JSON.stringify({ ...delta, usage: { ...delta.usage, cost: microToCredits(chargedMicro) } }) };
-          continue;
-        }
-      } else if (event === 'error') {
-        status = 'error';
-        failure = 'upstream_error';
-        await settleProduced();
+        out.push({ event, data });
       }
-      yield { event, data };
+      if (out.length > 0) yield out;
+      out = [];
     }
   } catch (error) {
     status = signal.aborted ? 'canceled' : 'error';
     failure = signal.aborted ? CLIENT_CLOSED : errorCode(error);
     await settleProduced();
-    if (!signal.aborted) yield { event: 'error', data: JSON.stringify({ type: 'error', error: anthropicError(asApiError(error)) }) };
+    // What the upstream wrote before the failure (a settlement that failed) still reaches the client.
+    if (!signal.aborted) yield [...out, { event: 'error', data: JSON.stringify({ type: 'error', error: anthropicError(asApiError(error)) }) }];
   } finally {
     if (signal.aborted && status === 'ok') {
       status = 'canceled';
