@@ -10,7 +10,7 @@ import { connectionTarget, poolAt } from '../../server/store/postgres/database.j
 import { Client, Pool } from 'undici';
 import type { startServer as StartServer } from '../../server/app.js';
 import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
-import { REPO, reportReady, startChild, tempHome, type BenchChild } from './lib/processes.js';
+import { postgresCpuSeconds, REPO, reportReady, startChild, tempHome, type BenchChild } from './lib/processes.js';
 import { percentile } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 
@@ -225,6 +225,8 @@ interface Target {
   pids: (number | undefined)[];
   /** svc's database (a SQLite file or a PostgreSQL URL), checked after the load as `svc serve --check` does. */
   database?: string;
+  /** CPU seconds its PostgreSQL has used so far, where that runs on this machine. */
+  databaseCpu?: () => number;
 }
 
 const ALL_MODES = ['non-streamed', 'streamed'] as const;
@@ -289,6 +291,8 @@ interface Summary {
   failures: number;
   /** CPU seconds per request of the target's process. */
   cpuPerRequest: number;
+  /** CPU seconds per request of its PostgreSQL (NaN for the others, or a PostgreSQL elsewhere). */
+  databaseCpuPerRequest: number;
 }
 
 function summarize(result: LoadResult): Summary {
@@ -299,6 +303,7 @@ function summarize(result: LoadResult): Summary {
     ttfb50: percentile(result.firstBytes, 50),
     failures: result.failures,
     cpuPerRequest: result.cpu.reduce((sum, seconds) => sum + seconds, 0) / (result.ok + result.failures),
+    databaseCpuPerRequest: result.sharedCpu / (result.ok + result.failures),
   };
 }
 
@@ -310,9 +315,11 @@ const meanOf = (a: Summary, b: Summary): Summary => ({
   ttfb50: (a.ttfb50 + b.ttfb50) / 2,
   failures: a.failures + b.failures,
   cpuPerRequest: (a.cpuPerRequest + b.cpuPerRequest) / 2,
+  databaseCpuPerRequest: (a.databaseCpuPerRequest + b.databaseCpuPerRequest) / 2,
 });
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+const microseconds = (seconds: number) => `${(seconds * 1e6).toFixed(0)} µs`;
 const plusMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} ms`;
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
@@ -337,7 +344,8 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
         vsDirect ? plusMs(row.p50 - direct.p50) : '',
         vsDirect ? plusMs(row.p99 - direct.p99) : '',
         mode === 'streamed' ? ms(row.ttfb50) : '',
-        Number.isNaN(row.cpuPerRequest) ? '?' : `${(row.cpuPerRequest * 1e6).toFixed(0)} µs`,
+        Number.isNaN(row.cpuPerRequest) ? '?' : microseconds(row.cpuPerRequest),
+        Number.isNaN(row.databaseCpuPerRequest) ? '' : microseconds(row.databaseCpuPerRequest),
         String(row.failures),
         vsProxy ? percent(row.rps / proxy.rps) : '',
         vsProxy ? plusMs(row.p50 - proxy.p50) : '',
@@ -365,11 +373,17 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
   const failures = [...results.entries()].filter(([key]) => key.startsWith(`${connections} `)).reduce((sum, [, s]) => sum + s.failures, 0);
   printTable(
     `Gateway load on loopback, ${connections} connection${connections === 1 ? '' : 's'}, ${SECONDS} s each after ${WARMUP_SECONDS} s warm-up (a target's first case ${COLD_WARMUP_SECONDS} s)`,
-    ['target', 'mode', 'req/s', 'p50', 'p99', 'p50 +direct', 'p99 +direct', 'ttfb p50', 'cpu/req', 'non-200', 'req/s vs proxy', 'p50 +proxy'],
+    ['target', 'mode', 'req/s', 'p50', 'p99', 'p50 +direct', 'p99 +direct', 'ttfb p50', 'cpu/req', 'db cpu/req', 'non-200', 'req/s vs proxy', 'p50 +proxy'],
     rows,
   );
   process.stdout.write(`svc against the targets, ${connections} connection${connections === 1 ? '' : 's'}:\n${verdicts.join('\n')}\n`);
   if (failures > 0) process.stdout.write(`  FAIL: ${failures} requests were not answered 200: the numbers above measure errors\n`);
+}
+
+/** Whether a database URL names a server on this machine (over loopback or a Unix-domain socket), whose processes /proc can see. */
+function onThisMachine(url: string): boolean {
+  const target = connectionTarget(new URL(url));
+  return target.socket !== null || ['localhost', '127.0.0.1', '[::1]'].includes(new URL(target.href).hostname);
 }
 
 /** A pool on a database URL, over the Unix-domain socket it names, if it names one (as svc reads it). */
@@ -470,6 +484,7 @@ export async function gatewayLoad(): Promise<void> {
             warmupMs: (cold ? COLD_WARMUP_SECONDS : WARMUP_SECONDS) * 1000,
             durationMs: SECONDS * 1000,
             pids: target.pids,
+            ...(target.databaseCpu ? { sharedCpu: target.databaseCpu } : {}),
           });
           served.set(target.name, (served.get(target.name) ?? 0) + result.served);
           into.set(`${connections} ${target.name} ${mode}`, summarize(result));
@@ -507,6 +522,7 @@ export async function gatewayLoad(): Promise<void> {
       const instances = [first];
       if (name === 'svc pg ×2') instances.push(await startSvc(schemaUrl.href));
       const target = svcTarget(name, instances, first.info.key as string, schemaUrl.href);
+      if (onThisMachine(database!.url)) target.databaseCpu = postgresCpuSeconds;
       targets.push(target);
       await measure(target);
       await Promise.all(instances.map((instance) => instance.stop()));
@@ -536,8 +552,8 @@ export async function gatewayLoad(): Promise<void> {
   process.stdout.write(
     '\ndirect: the fake upstream; bare proxy: node:http + undici, bytes passed through; svc: auth, hold, settle and usage row on a SQLite file;\n' +
       'svc pg: the same on PostgreSQL; svc pg ×2: two instances on one PostgreSQL database, the connections alternating between them.\n' +
-      'Latency is to the end of the answer; ttfb to the first byte of its body; cpu/req is the CPU time of the answering processes per request\n' +
-      '(for svc pg, PostgreSQL\'s own CPU is not counted).\n',
+      'Latency is to the end of the answer; ttfb to the first byte of its body; cpu/req is the CPU time of the answering processes per request;\n' +
+      'db cpu/req, for svc on PostgreSQL, that of every PostgreSQL process (when PostgreSQL runs on this machine: on its two cores too).\n',
   );
   for (const [name, rows] of usageRows) {
     process.stdout.write(`${name} usage rows: ${rows} for ${served.get(name)} requests it answered 200 ${verdict(rows === served.get(name))}\n`);

@@ -22,6 +22,8 @@ export interface LoadOptions {
   maxRequests?: number;
   /** Processes whose CPU time over the measured window is reported (the servers under load). */
   pids?: (number | undefined)[];
+  /** CPU seconds used so far by what the servers share (their database's processes), reported over the measured window too. */
+  sharedCpu?: () => number;
 }
 
 export interface LoadResult {
@@ -41,6 +43,8 @@ export interface LoadResult {
   warmupOk: number;
   /** CPU seconds each of `pids` used in the measured window (NaN where unknown). */
   cpu: number[];
+  /** CPU seconds `sharedCpu` counted in the measured window (NaN where none was given, or it cannot tell). */
+  sharedCpu: number;
 }
 
 /**
@@ -55,7 +59,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const maxRequests = options.maxRequests ?? 1_000_000;
   const pools = origins.map((origin) => new Pool(origin, { connections: Math.ceil(options.connections / origins.length), keepAliveTimeout: 30_000 }));
   const { method = 'POST', path, headers, body } = options.request;
-  const result: LoadResult = { ok: 0, failures: 0, seconds: 0, latencies: [], firstBytes: [], served: 0, warmupOk: 0, cpu: [] };
+  const result: LoadResult = { ok: 0, failures: 0, seconds: 0, latencies: [], firstBytes: [], served: 0, warmupOk: 0, cpu: [], sharedCpu: Number.NaN };
 
   async function phase(ms: number, measured: boolean): Promise<void> {
     const end = performance.now() + ms;
@@ -97,10 +101,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     result.warmupOk = result.served;
     const pids = options.pids ?? [];
     const cpuBefore = pids.map(cpuSeconds);
+    const sharedBefore = options.sharedCpu?.() ?? Number.NaN;
     const started = performance.now();
     await phase(options.durationMs, true);
     result.seconds = (performance.now() - started) / 1000;
     result.cpu = pids.map((pid, i) => cpuSeconds(pid) - (cpuBefore[i] as number));
+    result.sharedCpu = (options.sharedCpu?.() ?? Number.NaN) - sharedBefore;
   } finally {
     await Promise.all(pools.map((pool) => pool.close()));
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,35 @@ export function cpuSeconds(pid: number | undefined): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU time every PostgreSQL process on this machine has used so far (user + system, with that of
+ * the backends that have ended, which their postmaster counts as its children's), in seconds; NaN
+ * where /proc cannot tell or no PostgreSQL runs here.
+ */
+export function postgresCpuSeconds(): number {
+  let ticks = 0;
+  let found = false;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // ended meanwhile
+      }
+      if (!stat.includes(' (postgres) ')) continue;
+      // After the command name: utime, stime, cutime and cstime are the 12th to the 15th fields.
+      const fields = stat.split(') ')[1]?.split(' ') ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      found = true;
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return found ? ticks / 100 : Number.NaN;
 }
 
 /** Resident memory of a process (VmRSS), in bytes; NaN where /proc cannot tell (not Linux). */
