@@ -31,27 +31,26 @@ export function createSubscriptionReports(deps: {
     (await store.apps.get(owner.developerId, owner.appUuid)) !== null;
 
   /**
-   * The plan a reported price is: the plan its checkout sold at that very price (the
-   * subscription's metadata), or, for a subscription on record, the plan it was recorded at that
-   * very price (its own, or its planned downgrade's); else ours by its configured id. What was
-   * sold or recorded at a price comes first: the processor bills a subscription at the price it
-   * has, whatever plan the operator names by that id now, so a price id moved to another plan
-   * renews each subscription as what it was. A plan taken off sale (its price variable unset) or
-   * repriced keeps its subscriptions, and the checkouts still open for it: the processor goes on
-   * billing them at the old price, and each paid period must still be followed and grant. Any
-   * other price is not ours (set at the processor by hand). No price: the plan on record.
+   * The plan a reported price is: ours by its configured id; else the plan its checkout sold at
+   * that very price (the subscription's metadata), or, for a subscription on record, the plan it
+   * was recorded at that very price (its own, or its planned downgrade's) — a plan taken off sale
+   * (its price variable unset) or repriced keeps its subscriptions, and the checkouts still open
+   * for it: the processor goes on billing them at the old price, and each paid period must still
+   * be followed and grant. Any other price is not ours (set at the processor by hand). No price:
+   * the plan on record.
    */
   const planOf = (priceId: string | null, existing: SubscriptionRecord | null, sold: SoldPlan | null): Plan | null => {
     if (priceId === null) return existing ? plans.find(existing.tier, existing.interval) : null;
+    const known = plans.byPriceId(priceId);
+    if (known) return known;
     if (sold?.priceId === priceId) return plans.find(sold.tier, sold.interval);
+    if (!existing) return null;
     // The subscription's plan and its planned downgrade's, each with the price it was recorded at.
-    const planned = existing?.scheduledDowngrade;
-    const candidates = existing ? [{ plan: plans.find(existing.tier, existing.interval), price: existing.priceId }] : [];
+    const planned = existing.scheduledDowngrade;
+    const candidates = [{ plan: plans.find(existing.tier, existing.interval), price: existing.priceId }];
     if (planned) candidates.push({ plan: plans.find(planned.tier, planned.interval), price: planned.priceId });
     const recorded = candidates.find((candidate) => candidate.price === priceId);
     if (recorded) return recorded.plan;
-    const known = plans.byPriceId(priceId);
-    if (known) return known;
     // Recorded before prices were (and not reported since), a plan off sale has no price known
     // here: when one plan alone can be the one billed, it is that plan, and its price is kept.
     const unknown = candidates.filter((candidate) => candidate.price === null && !candidate.plan.onSale);
