@@ -31,10 +31,14 @@ describe('the server tunes its garbage collector', () => {
   });
 
   // setFlagsFromString ignores a flag V8 does not know: this fails if a Node upgrade renames it,
-  // or if V8 stops reading it after start.
+  // or if V8 stops reading it after start. V8 moves a site that keeps what it allocates from
+  // undecided to "maybe tenure", then to "tenure" at a later young collection; how many of those a
+  // run gets depends on how V8 sizes the young generation, which follows the machine's load (a
+  // busy machine once ended the run at "maybe tenure"). Either is V8 pretenuring the site.
   it('stops V8 pretenuring when set in a running process', () => {
-    expect(pretenuringDecisions([])).toMatch(/=> tenure/);
-    expect(pretenuringDecisions(gcFlagsToSet([]))).not.toMatch(/=> tenure/);
+    const pretenures = /=> (maybe )?tenure/;
+    expect(pretenuringDecisions([])).toMatch(pretenures);
+    expect(pretenuringDecisions(gcFlagsToSet([]))).not.toMatch(pretenures);
   });
 
   // V8 sizes the old generation's first limit by the machine: without a full collection at start,
