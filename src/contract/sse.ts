@@ -95,9 +95,21 @@ export function eventStreamParser() {
   };
 }
 
+/**
+ * A text/event-stream body as its events, those each piece of it completes together (a piece that
+ * completes none gives nothing): how a relay passes on what arrived together in one step.
+ */
+export async function* eventBatches(body: AsyncIterable<Buffer | string>): AsyncGenerator<ServerSentEvent[]> {
+  const parser = eventStreamParser();
+  for await (const piece of body) {
+    const events = parser.push(piece);
+    if (events.length > 0) yield events;
+  }
+  const last = parser.end();
+  if (last.length > 0) yield last;
+}
+
 /** A text/event-stream body as its events, one at a time. */
 export async function* parseEventStream(body: AsyncIterable<Buffer | string>): AsyncGenerator<ServerSentEvent> {
-  const parser = eventStreamParser();
-  for await (const piece of body) yield* parser.push(piece);
-  yield* parser.end();
+  for await (const events of eventBatches(body)) yield* events;
 }

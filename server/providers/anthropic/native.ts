@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventStreamParser } from '../../../src/contract/sse.js';
+import { eventBatches } from '../../../src/contract/sse.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json-object.js';
 import type { MessagesCall, NativeMessages, RelayedEvent } from '../types.js';
@@ -57,35 +57,22 @@ export function createNativeMessages(upstream: Upstream, defaultVersion: string)
     async *stream(call) {
       const request = init(call, { stream: true });
       const response = await upstream.send('/messages', { ...request, headers: { ...request.headers, accept: 'text/event-stream' } });
-      const parser = eventStreamParser();
-      const pieces = upstream.read(response, call.signal);
       let relayed = false;
       let stopped = false;
       // The events of one piece of the body go on together: one step of each layer above per
-      // piece, not per event. What came before a failure still goes on, then the failure.
-      try {
-        for (let piece = await pieces.next(); ; piece = await pieces.next()) {
-          call.signal.throwIfAborted();
-          const events: RelayedEvent[] = [];
-          try {
-            for (const event of piece.done ? parser.end() : parser.push(piece.value)) {
-              const name = event.event ?? typeOf(event.data);
-              // An error in place of an answer is a failed attempt (another target may answer); after
-              // the first event it is the client's, relayed as Anthropic sent it.
-              if (name === 'error' && !relayed) throw upstreamStreamError(upstream.provider, upstream.redact(errorMessageOf(event.data)));
-              relayed = true;
-              // An error event ends a stream too: it was said, and must not be said twice.
-              stopped ||= name === 'message_stop' || name === 'error';
-              events.push({ event: name, data: event.data });
-            }
-          } finally {
-            if (events.length > 0) yield events;
-          }
-          if (piece.done) break;
-        }
-      } finally {
-        // Whichever way the relay ends (a client gone, too), the body is let go.
-        await pieces.return(undefined);
+      // piece, not per event. Leaving early (a client gone) ends the body, which releases the connection.
+      for await (const batch of eventBatches(upstream.read(response, call.signal))) {
+        call.signal.throwIfAborted();
+        yield batch.map(({ event, data }): RelayedEvent => {
+          const name = event ?? typeOf(data);
+          // An error in place of an answer is a failed attempt (another target may answer); after
+          // the first event it is the client's, relayed as Anthropic sent it.
+          if (name === 'error' && !relayed) throw upstreamStreamError(upstream.provider, upstream.redact(errorMessageOf(data)));
+          relayed = true;
+          // An error event ends a stream too: it was said, and must not be said twice.
+          stopped ||= name === 'message_stop' || name === 'error';
+          return { event: name, data };
+        });
       }
       // A body that ends before message_stop (or an error) was cut: the client must not take it for a whole answer.
       if (!stopped) throw upstreamBadResponse(upstream.provider, 'the stream ended before message_stop');

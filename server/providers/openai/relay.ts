@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { eventStreamParser } from '../../../src/contract/sse.js';
+import { eventBatches } from '../../../src/contract/sse.js';
 import { checkRelayedAnswers } from '../answer-checks.js';
 import { parseUpstream, upstreamBadResponse, upstreamStreamError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json-object.js';
@@ -122,33 +122,26 @@ export function createChatRelay(upstream: Upstream, request: (call: ChatCall, st
 
     async *relayChatStream(call: ChatCall): AsyncGenerator<RelayedChatBatch> {
       const response = await upstream.send('/chat/completions', { body: request(call, true), signal: call.signal, headers: { accept: 'text/event-stream' } });
-      const parser = eventStreamParser();
-      const pieces = upstream.read(response, call.signal);
       // The chunks of one piece of the body go on together: one step of each layer above per
       // piece, not per chunk. A chunk that cannot be read ends the stream after those before it.
-      try {
-        for (let piece = await pieces.next(); ; piece = await pieces.next()) {
-          // Events already read stay unsent once the caller has gone.
-          call.signal.throwIfAborted();
-          const chunks: RelayedChatChunk[] = [];
-          let done = false;
-          try {
-            for (const { data } of piece.done ? parser.end() : parser.push(piece.value)) {
-              if (data === '[DONE]') {
-                done = true;
-                break;
-              }
-              if (data.trim() !== '') chunks.push(chunkOf(data));
+      // Leaving early (the caller gone, or [DONE]) ends the body, cut if it is still arriving.
+      for await (const batch of eventBatches(upstream.read(response, call.signal))) {
+        // Events already read stay unsent once the caller has gone.
+        call.signal.throwIfAborted();
+        const chunks: RelayedChatChunk[] = [];
+        let done = false;
+        try {
+          for (const { data } of batch) {
+            if (data === '[DONE]') {
+              done = true;
+              break;
             }
-          } finally {
-            if (chunks.length > 0) yield { chunks, ended: done };
+            if (data.trim() !== '') chunks.push(chunkOf(data));
           }
-          if (done) return;
-          if (piece.done) break;
+        } finally {
+          if (chunks.length > 0) yield { chunks, ended: done };
         }
-      } finally {
-        // Whichever way the relay ends, the body is let go (cut if it is still arriving).
-        await pieces.return(undefined);
+        if (done) return;
       }
       throw upstreamBadResponse(provider, 'the stream ended without [DONE]');
     },

@@ -114,11 +114,21 @@ export function reportReady(info: unknown, close: () => Promise<void>): void {
   process.stdin.resume();
 }
 
+/**
+ * A process's /proc stat: its command name, and the fields after it (the name may hold spaces);
+ * utime, stime, cutime and cstime are `fields[11]` to `fields[14]`, in ticks of 1/100 s. Throws
+ * where /proc cannot tell (not Linux, or the process is gone).
+ */
+function procStat(pid: number | string | undefined): { command: string; fields: string[] } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const close = stat.lastIndexOf(') ');
+  return { command: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
+}
+
 /** CPU time a process has used so far (user + system), in seconds; NaN where /proc cannot tell (not Linux). */
 export function cpuSeconds(pid: number | undefined): number {
   try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in ticks of 1/100 s.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const { fields } = procStat(pid);
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;
@@ -136,15 +146,14 @@ export function postgresCpuSeconds(): number {
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
+      let stat: ReturnType<typeof procStat>;
       try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        stat = procStat(entry);
       } catch {
         continue; // ended meanwhile
       }
-      if (!stat.includes(' (postgres) ')) continue;
-      // After the command name: utime, stime, cutime and cstime are the 12th to the 15th fields.
-      const fields = stat.split(') ')[1]?.split(' ') ?? [];
+      if (stat.command !== 'postgres') continue;
+      const { fields } = stat;
       ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
       found = true;
     }
