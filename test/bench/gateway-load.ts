@@ -34,6 +34,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const COLD_WARMUP_SECONDS = Number(process.env.BENCH_COLD_WARMUP_SECONDS ?? 15);
 /** Under load (the throughput), and one at a time (the latency a request pays by itself). */
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map(Number);
+/** The warm-up of the bare proxy's measures beside each svc case (its process is warm already). */
+const BESIDE_WARMUP_SECONDS = Number(process.env.BENCH_BESIDE_WARMUP_SECONDS ?? 2);
 /**
  * The targets of issue #28, svc against the bare proxy: under load (many connections), a share of
  * its requests per second (and on SQLite a multiple of its CPU per request); one at a time, the
@@ -324,17 +326,30 @@ const plusMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} m
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 
-function report(connections: number, results: Map<string, Summary>, targets: Target[]): void {
+/**
+ * The bare proxy as an svc case is compared with: the mean of its measures just before and just
+ * after that case (`beside`), else its measures at the start and the end of the run. The machine's
+ * speed drifts by as much as twice over minutes, and a run's start and end can be ten minutes from
+ * an svc case; the proxy measured beside it ran on the machine as it was then.
+ */
+function proxyBeside(key: string, beside: Map<string, [Summary, Summary]>, wholeRun: Summary): Summary {
+  const pair = beside.get(key);
+  return pair ? meanOf(pair[0], pair[1]) : wholeRun;
+}
+
+function report(connections: number, results: Map<string, Summary>, targets: Target[], beside: Map<string, [Summary, Summary]>): void {
   const get = (name: Target['name'], mode: Mode) => results.get(`${connections} ${name} ${mode}`) as Summary;
   const rows: string[][] = [];
   const verdicts: string[] = [];
   for (const mode of MODES) {
     const direct = get('direct', mode);
-    const proxy = get('bare proxy', mode);
+    const wholeRunProxy = get('bare proxy', mode);
+    const proxyFor = (name: Target['name']) => proxyBeside(`${connections} ${name} ${mode}`, beside, wholeRunProxy);
     for (const { name } of targets) {
       const row = get(name, mode);
       const vsDirect = name !== 'direct';
       const vsProxy = name !== 'direct' && name !== 'bare proxy';
+      const proxy = proxyFor(name);
       rows.push([
         name,
         mode,
@@ -354,6 +369,7 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
     for (const { name } of targets.filter((target) => target.name.startsWith('svc'))) {
       const svcName = name as (typeof SVC_TARGETS)[number];
       const svc = get(name, mode);
+      const proxy = proxyFor(name);
       if (connections > 1) {
         const ratio = svc.rps / proxy.rps;
         const minRatio = TARGETS.underLoad[svcName][mode];
@@ -376,6 +392,10 @@ function report(connections: number, results: Map<string, Summary>, targets: Tar
     ['target', 'mode', 'req/s', 'p50', 'p99', 'p50 +direct', 'p99 +direct', 'ttfb p50', 'cpu/req', 'db cpu/req', 'non-200', 'req/s vs proxy', 'p50 +proxy'],
     rows,
   );
+  const besideLines = [...beside]
+    .filter(([key]) => key.startsWith(`${connections} `))
+    .map(([key, [before, after]]) => `${key.slice(`${connections} `.length)}: ${before.rps.toFixed(0)} / ${after.rps.toFixed(0)} req/s, p50 ${ms(before.p50)} / ${ms(after.p50)}`);
+  if (besideLines.length > 0) process.stdout.write(`The bare proxy just before / just after each svc case (what its row is compared with):\n  ${besideLines.join('\n  ')}\n`);
   process.stdout.write(`svc against the targets, ${connections} connection${connections === 1 ? '' : 's'}:\n${verdicts.join('\n')}\n`);
   if (failures > 0) process.stdout.write(`  FAIL: ${failures} requests were not answered 200: the numbers above measure errors\n`);
 }
@@ -421,8 +441,10 @@ async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } |
  * pass-through proxy, svc on SQLite, svc on PostgreSQL, and two svc instances on one PostgreSQL
  * database (the load's connections alternate between them, as behind a round-robin balancer);
  * chat completions, non-streamed and streamed. The upstream and each target run in processes of
- * their own; the load comes from this one. The bare proxy is measured again at the end, and the
- * ratios are to the mean of its two measures. `BENCH_SECONDS` sets the measured time per case,
+ * their own; the load comes from this one. Each svc case is compared with the bare proxy measured
+ * just before and just after it (the mean of the two, after `BENCH_BESIDE_WARMUP_SECONDS` of
+ * warm-up each, default 2); the proxy's own row is the mean of its measures at the start and the
+ * end of the run. `BENCH_SECONDS` sets the measured time per case,
  * `BENCH_WARMUP_SECONDS` the load before it (default 5), `BENCH_COLD_WARMUP_SECONDS` the load
  * before a target's first case (default 15), `BENCH_CONNECTIONS` the concurrencies (default
  * `32,1`), and `BENCH_CPU_PROF=DIR` writes CPU profiles of the SQLite svc process and of each
@@ -437,6 +459,8 @@ export async function gatewayLoad(): Promise<void> {
   const usageRows = new Map<string, unknown>();
   const ledgers = new Map<string, Awaited<ReturnType<typeof checkLedger>>>();
   const proxyTwice: string[] = [];
+  /** The bare proxy measured just before and just after each svc case (keyed as `results`). */
+  const beside = new Map<string, [Summary, Summary]>();
   /** Each target's rate in the warm-up of its first case: how fast a fresh process gets up to speed. */
   const warmups = new Map<string, string>();
   const database = await benchDatabase();
@@ -471,22 +495,33 @@ export async function gatewayLoad(): Promise<void> {
     // take CPU from the one that is (two cores here).
     const pgTargets = database ? (['svc pg', 'svc pg ×2'] as const) : [];
 
-    /** The target under each load, into `into` (keyed `connections name mode`). */
+    /** One case of a target, after `warmupSeconds` of the same load. */
+    const loadCase = async (target: Target, connections: number, mode: Mode, warmupSeconds: number) => {
+      const result = await runLoad({
+        origin: target.origins,
+        request: chatRequest(target, mode),
+        connections,
+        warmupMs: warmupSeconds * 1000,
+        durationMs: SECONDS * 1000,
+        pids: target.pids,
+        ...(target.databaseCpu ? { sharedCpu: target.databaseCpu } : {}),
+      });
+      served.set(target.name, (served.get(target.name) ?? 0) + result.served);
+      return result;
+    };
+    const proxyCase = (connections: number, mode: Mode) =>
+      loadCase(targets.find((target) => target.name === 'bare proxy') as Target, connections, mode, BESIDE_WARMUP_SECONDS).then(summarize);
+
+    /** The target under each load, into `into` (keyed `connections name mode`); an svc case with the bare proxy just before and after it. */
     const load = async (target: Target, into: Map<string, Summary>) => {
+      const svc = target.name.startsWith('svc');
       for (const connections of CONNECTIONS) {
         for (const mode of MODES) {
           // The first case of a target is the one its fresh processes warm up in.
           const cold = !warmups.has(target.name);
-          const result = await runLoad({
-            origin: target.origins,
-            request: chatRequest(target, mode),
-            connections,
-            warmupMs: (cold ? COLD_WARMUP_SECONDS : WARMUP_SECONDS) * 1000,
-            durationMs: SECONDS * 1000,
-            pids: target.pids,
-            ...(target.databaseCpu ? { sharedCpu: target.databaseCpu } : {}),
-          });
-          served.set(target.name, (served.get(target.name) ?? 0) + result.served);
+          const before = svc ? await proxyCase(connections, mode) : null;
+          const result = await loadCase(target, connections, mode, cold ? COLD_WARMUP_SECONDS : WARMUP_SECONDS);
+          if (before) beside.set(`${connections} ${target.name} ${mode}`, [before, await proxyCase(connections, mode)]);
           into.set(`${connections} ${target.name} ${mode}`, summarize(result));
           if (cold) {
             const rate = result.warmupOk / COLD_WARMUP_SECONDS;
@@ -527,9 +562,9 @@ export async function gatewayLoad(): Promise<void> {
       await measure(target);
       await Promise.all(instances.map((instance) => instance.stop()));
     }
-    // The machine's speed drifts over the minutes of a run (the proxy's req/s has differed by a
-    // third between runs): the proxy is measured again once every svc target is, and the ratios
-    // are to the mean of its two measures (its percentiles too: an approximation).
+    // The proxy's own row: the mean of its measures at the start and the end of the run (its
+    // percentiles too: an approximation). The svc rows are compared with the proxy measured
+    // beside them (proxyBeside): the machine's speed drifts by as much as twice over minutes.
     const again = new Map<string, Summary>();
     await load(targets.find((target) => target.name === 'bare proxy') as Target, again);
     for (const [key, second] of again) {
@@ -542,13 +577,13 @@ export async function gatewayLoad(): Promise<void> {
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
-  for (const connections of CONNECTIONS) report(connections, results, targets);
+  for (const connections of CONNECTIONS) report(connections, results, targets, beside);
   const firstCase = `${CONNECTIONS[0]} connection${CONNECTIONS[0] === 1 ? '' : 's'}, ${MODES[0]}`;
   process.stdout.write(
     `\nA fresh process's first ${COLD_WARMUP_SECONDS} s (the warm-up of its first case, ${firstCase}, not measured above): ` +
       `${[...warmups].map(([name, rate]) => `${name} ${rate}`).join('; ')}.\n`,
   );
-  process.stdout.write(`\nThe bare proxy, measured before and after the svc targets (the tables show the mean): ${proxyTwice.join('; ')}.\n`);
+  process.stdout.write(`\nThe bare proxy, measured at the start and the end of the run (its rows show the mean): ${proxyTwice.join('; ')}.\n`);
   process.stdout.write(
     '\ndirect: the fake upstream; bare proxy: node:http + undici, bytes passed through; svc: auth, hold, settle and usage row on a SQLite file;\n' +
       'svc pg: the same on PostgreSQL; svc pg ×2: two instances on one PostgreSQL database, the connections alternating between them.\n' +
