@@ -326,6 +326,9 @@ const plusMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} m
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
 
+/** How the results of one case (connections, target, mode) are keyed. */
+const caseKey = (connections: number, name: Target['name'], mode: Mode) => `${connections} ${name} ${mode}`;
+
 /**
  * The bare proxy as an svc case is compared with: the mean of its measures just before and just
  * after that case (`beside`), else its measures at the start and the end of the run. The machine's
@@ -338,13 +341,13 @@ function proxyBeside(key: string, beside: Map<string, [Summary, Summary]>, whole
 }
 
 function report(connections: number, results: Map<string, Summary>, targets: Target[], beside: Map<string, [Summary, Summary]>): void {
-  const get = (name: Target['name'], mode: Mode) => results.get(`${connections} ${name} ${mode}`) as Summary;
+  const get = (name: Target['name'], mode: Mode) => results.get(caseKey(connections, name, mode)) as Summary;
   const rows: string[][] = [];
   const verdicts: string[] = [];
   for (const mode of MODES) {
     const direct = get('direct', mode);
     const wholeRunProxy = get('bare proxy', mode);
-    const proxyFor = (name: Target['name']) => proxyBeside(`${connections} ${name} ${mode}`, beside, wholeRunProxy);
+    const proxyFor = (name: Target['name']) => proxyBeside(caseKey(connections, name, mode), beside, wholeRunProxy);
     for (const { name } of targets) {
       const row = get(name, mode);
       const vsDirect = name !== 'direct';
@@ -509,8 +512,8 @@ export async function gatewayLoad(): Promise<void> {
       served.set(target.name, (served.get(target.name) ?? 0) + result.served);
       return result;
     };
-    const proxyCase = (connections: number, mode: Mode) =>
-      loadCase(targets.find((target) => target.name === 'bare proxy') as Target, connections, mode, BESIDE_WARMUP_SECONDS).then(summarize);
+    const proxyTarget = () => targets.find((target) => target.name === 'bare proxy') as Target;
+    const proxyCase = (connections: number, mode: Mode) => loadCase(proxyTarget(), connections, mode, BESIDE_WARMUP_SECONDS).then(summarize);
 
     /** The target under each load, into `into` (keyed `connections name mode`); an svc case with the bare proxy just before and after it. */
     const load = async (target: Target, into: Map<string, Summary>) => {
@@ -521,8 +524,9 @@ export async function gatewayLoad(): Promise<void> {
           const cold = !warmups.has(target.name);
           const before = svc ? await proxyCase(connections, mode) : null;
           const result = await loadCase(target, connections, mode, cold ? COLD_WARMUP_SECONDS : WARMUP_SECONDS);
-          if (before) beside.set(`${connections} ${target.name} ${mode}`, [before, await proxyCase(connections, mode)]);
-          into.set(`${connections} ${target.name} ${mode}`, summarize(result));
+          const key = caseKey(connections, target.name, mode);
+          if (before) beside.set(key, [before, await proxyCase(connections, mode)]);
+          into.set(key, summarize(result));
           if (cold) {
             const rate = result.warmupOk / COLD_WARMUP_SECONDS;
             warmups.set(target.name, `${rate.toFixed(0)} req/s (${percent(rate / (result.ok / result.seconds))} of its measured rate)`);
@@ -566,7 +570,7 @@ export async function gatewayLoad(): Promise<void> {
     // percentiles too: an approximation). The svc rows are compared with the proxy measured
     // beside them (proxyBeside): the machine's speed drifts by as much as twice over minutes.
     const again = new Map<string, Summary>();
-    await load(targets.find((target) => target.name === 'bare proxy') as Target, again);
+    await load(proxyTarget(), again);
     for (const [key, second] of again) {
       const first = results.get(key) as Summary;
       proxyTwice.push(`${key.replace(' bare proxy', '')}: ${first.rps.toFixed(0)} then ${second.rps.toFixed(0)} req/s`);
